@@ -1,0 +1,21 @@
+"""fastbg: a high-performance backgammon simulation kernel.
+
+Positions are ``int8`` arrays of 26 entries seen from the player on roll (see
+:mod:`fastbg.constants`); batches carry a leading axis. Public functions validate their
+input and call numba kernels in :mod:`fastbg._kernels`.
+"""
+from .constants import START, ROLLS, MAX_RESULTS
+from .board import validate, flip, pip_counts, render
+from .ids import position_id, board_from_position_id
+from .moves import legal_moves, legal_moves_batch
+from .threads import threads
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "START", "ROLLS", "MAX_RESULTS",
+    "validate", "flip", "pip_counts", "render",
+    "position_id", "board_from_position_id",
+    "legal_moves", "legal_moves_batch",
+    "threads",
+]

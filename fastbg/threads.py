@@ -1,0 +1,34 @@
+"""Thread-count control for the numba kernels."""
+from contextlib import contextmanager
+
+import numba
+
+
+def resolve_threads(threads):
+    """Return a valid thread count: ``None`` means every thread numba was started with."""
+    if threads is None:
+        return numba.config.NUMBA_NUM_THREADS
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+    if threads > numba.config.NUMBA_NUM_THREADS:
+        raise ValueError(
+            f"threads={threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads numba was "
+            "started with (set NUMBA_NUM_THREADS before importing fastbg to raise it)")
+    return threads
+
+
+@contextmanager
+def threads(n=None):
+    """Run the kernels inside the ``with`` block on ``n`` threads, restoring the old count after.
+
+    >>> import fastbg
+    >>> with fastbg.threads(1):
+    ...     pass
+    """
+    n = resolve_threads(n)
+    old = numba.get_num_threads()
+    numba.set_num_threads(n)
+    try:
+        yield n
+    finally:
+        numba.set_num_threads(old)
