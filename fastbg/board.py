@@ -1,11 +1,13 @@
 """Checking, flipping, counting and drawing interchange boards (RULES.md section 1).
 
-Everything here is plain numpy: these functions run once per call, not once per move, so they
-gain nothing from numba. Every function takes one board of shape ``(26,)`` or a batch of shape
+Everything here is plain numpy except the validity scan (a numba kernel in
+:mod:`fastbg._kernels.checks`, fast on big batches); the error message is then built in numpy
+for the bad row. Every function takes one board of shape ``(26,)`` or a batch of shape
 ``(n, 26)`` and validates it first.
 """
 import numpy as np
 
+from ._kernels.checks import first_invalid_row
 from .constants import BAR, BOARD_DTYPE, BOARD_SIZE, CHECKERS, FIRST_POINT, LAST_POINT, OPP_BAR
 
 _INT8 = np.iinfo(BOARD_DTYPE)
@@ -46,17 +48,18 @@ def validate(board):
             f"a board has shape ({BOARD_SIZE},) and a batch (n, {BOARD_SIZE}); got {a.shape}")
     if a.dtype.kind not in "iu":
         raise ValueError(f"a board holds integers, got dtype {a.dtype}")
-    if a.size and (a.min() < _INT8.min or a.max() > _INT8.max):
+    if a.dtype != BOARD_DTYPE and a.size and (a.min() < _INT8.min or a.max() > _INT8.max):
         raise ValueError(
             f"board values must fit in int8 ({_INT8.min}..{_INT8.max}), got {a.min()}..{a.max()}")
+    out = np.ascontiguousarray(a, dtype=BOARD_DTYPE)
+    if first_invalid_row(out.reshape(-1, BOARD_SIZE)) < 0:
+        return out
     rows = a.reshape(-1, BOARD_SIZE).astype(np.int16)  # int16: abs() and sums cannot overflow
     checks = _checks(rows)
     bad = np.logical_or.reduce([mask for mask, _ in checks])
-    if bad.any():
-        r = int(np.argmax(bad))
-        describe = next(describe for mask, describe in checks if mask[r])
-        raise ValueError((f"row {r}: " if a.ndim == 2 else "") + describe(r))
-    return np.ascontiguousarray(a, dtype=BOARD_DTYPE)
+    r = int(np.argmax(bad))
+    describe = next(describe for mask, describe in checks if mask[r])
+    raise ValueError((f"row {r}: " if a.ndim == 2 else "") + describe(r))
 
 
 def validate_batch(boards):

@@ -5,9 +5,9 @@ import numba
 
 
 def resolve_threads(threads):
-    """Return a valid thread count: ``None`` means every thread numba was started with."""
+    """Return a valid thread count: ``None`` means the current count (see :func:`threads`)."""
     if threads is None:
-        return numba.config.NUMBA_NUM_THREADS
+        return numba.get_num_threads()
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
     if threads > numba.config.NUMBA_NUM_THREADS:
@@ -21,11 +21,13 @@ def resolve_threads(threads):
 def threads(n=None):
     """Run the kernels inside the ``with`` block on ``n`` threads, restoring the old count after.
 
+    ``None`` means every thread numba was started with.
+
     >>> import fastbg
     >>> with fastbg.threads(1):
     ...     pass
     """
-    n = resolve_threads(n)
+    n = resolve_threads(numba.config.NUMBA_NUM_THREADS if n is None else n)
     old = numba.get_num_threads()
     numba.set_num_threads(n)
     try:
