@@ -9,6 +9,8 @@ from .board import validate, flip, pip_counts, render
 from .ids import position_id, board_from_position_id
 from .moves import legal_moves, legal_moves_batch
 from .threads import threads
+from .bots import ScorerBot, EvaluatorBot
+from .sim import play, GameResults, BotError
 
 __version__ = "0.1.0"
 
@@ -18,4 +20,5 @@ __all__ = [
     "position_id", "board_from_position_id",
     "legal_moves", "legal_moves_batch",
     "threads",
+    "play", "GameResults", "BotError", "ScorerBot", "EvaluatorBot",
 ]

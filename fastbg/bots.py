@@ -1,0 +1,107 @@
+"""Bots: who chooses the move. Built-in names and the two plug-in kinds.
+
+A bot is given the board before its move and the distinct legal results (still seen from
+the mover) and plays the result it scores highest (the first one on ties).
+
+* ``"random"``: uniform over the distinct legal results (counter-based random numbers).
+* ``"pubeval"``: Tesauro's public evaluator (1993, public domain), weights shipped as
+  package data (``fastbg/data/pubeval.json``).
+* ``"greedy"``: a hand-made heuristic (:func:`fastbg._kernels.policies.greedy_score`):
+  hits, made points, borne-off checkers, minus exposed blots and pips left.
+* :class:`ScorerBot`: a numba-jitted ``score(before, candidates, out)`` run inside the
+  game kernel (the fast path for your own policies).
+* :class:`EvaluatorBot`: a Python ``evaluate(positions) -> scores`` called once per
+  lock-step round for the candidates of all live games together (numpy or torch nets).
+"""
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from ._kernels import policies as _pol
+
+BUILTIN = {"random": _pol.RANDOM, "pubeval": _pol.PUBEVAL, "greedy": _pol.GREEDY}
+
+
+@dataclass(frozen=True)
+class ScorerBot:
+    """A bot whose scoring function runs inside the numba game kernel.
+
+    ``score`` must be a numba ``@njit`` function ``score(before, candidates, out)``:
+    ``before`` int8[26] is the board before the move, ``candidates`` int8[k, 26] the
+    distinct legal results (mover's view) and ``out`` float64[k] receives one score each.
+    The result with the highest score is played; a NaN score stops the run with an error
+    naming the game. The kernel is compiled for each new function (a few seconds, once
+    per process; plug-ins are not cached on disk).
+
+    >>> import numba
+    >>> @numba.njit
+    ... def most_checkers_home(before, cands, out):
+    ...     for i in range(cands.shape[0]):
+    ...         out[i] = cands[i, 1:7].clip(0, 15).sum()
+    >>> bot = ScorerBot(most_checkers_home, name="home")
+    """
+    score: object
+    name: str = "scorer"
+
+    def __post_init__(self):
+        if not hasattr(self.score, "py_func"):
+            raise TypeError("ScorerBot needs a numba @njit function (score(before, candidates, out))")
+
+
+@dataclass(frozen=True)
+class EvaluatorBot:
+    """A bot backed by a Python function that scores many positions at once.
+
+    ``evaluate(positions)`` takes an int8 array (m, 26) of candidate results (each seen
+    from the player who just moved) and returns m scores (higher is better for that
+    player). fastbg plays all live games in lock-step and calls it once per round with
+    every candidate of every game where this bot is to move.
+    """
+    evaluate: object
+    name: str = "evaluator"
+
+    def __post_init__(self):
+        if not callable(self.evaluate):
+            raise TypeError("EvaluatorBot needs a callable evaluate(positions) -> scores")
+
+
+@lru_cache(maxsize=1)
+def pubeval_weights():
+    """pubeval's weights from the package data: ``{"race": [...122], "contact": [...122]}``."""
+    text = resources.files("fastbg").joinpath("data/pubeval.json").read_text()
+    data = json.loads(text)
+    return {"race": data["race"], "contact": data["contact"]}
+
+
+@lru_cache(maxsize=1)
+def pubeval_tables():
+    """pubeval folded into per-point lookup tables for the kernel (see policies.py)."""
+    w = pubeval_weights()
+    return _pol.pubeval_tables(w["race"], w["contact"])
+
+
+def resolve(bot):
+    """(policy code, plug-in function or None, evaluator or None, display name) of a bot."""
+    if isinstance(bot, str):
+        key = bot.strip().lower()
+        if key in BUILTIN:
+            return BUILTIN[key], None, None, key
+        extra = _extra_bot(key)
+        if extra is not None:
+            return resolve(extra)
+        raise ValueError(f"unknown bot {bot!r}; built-in bots: {', '.join(sorted(BUILTIN))} "
+                         "(and 'gnubg' with the gnubg extra), or a ScorerBot / EvaluatorBot")
+    if isinstance(bot, ScorerBot):
+        return _pol.PLUGIN, bot.score, None, bot.name
+    if isinstance(bot, EvaluatorBot):
+        return _pol.EVALUATOR, None, bot.evaluate, bot.name
+    raise TypeError(f"a bot is a name or a ScorerBot / EvaluatorBot, got {type(bot).__name__}")
+
+
+def _extra_bot(key):
+    """Bots from optional extras, by name; None when the name is not one of them."""
+    if key in ("gnubg", "gnubg-nn"):
+        from .gnubg import gnubg_bot
+        return gnubg_bot()
+    return None
