@@ -65,13 +65,16 @@ def moves(position, dice, show):
 @click.option("--repeat", default=5, show_default=True, type=click.IntRange(1, 100),
               help="Timed runs; the median is reported.")
 @click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
+@click.option("--games", default=100_000, show_default=True, type=click.IntRange(1),
+              help="Games per bot pairing.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Also write the figures to this JSON file.")
-def demo(repeat, threads, json_path):
-    """Run the built-in demo: move generation on the 2,000-position perft set.
+def demo(repeat, threads, games, json_path):
+    """Run the built-in demo: move generation, then 100,000 games per bot pairing.
 
-    Checks the result totals against the published perft figures and prints
-    (position, roll) pairs per second, median of --repeat runs.
+    Move generation runs on the 2,000-position perft set: the result totals are checked
+    against the published perft figures and (position, roll) pairs per second printed,
+    median of --repeat runs. Then random-vs-random and pubeval-vs-pubeval games, games/s.
     """
     import fastbg
     from fastbg.workloads import PERFT_TOTALS, perft_pairs
@@ -104,11 +107,72 @@ def demo(repeat, threads, json_path):
     click.echo(f"  threads           {figures['threads']}")
     click.echo(f"  first call        {warm:.3f} s (includes loading compiled kernels)")
     click.echo(f"  median of {repeat}       {med * 1e3:.1f} ms = {figures['pairs_per_s']:,} pairs/s")
+    fastbg.play(1000, ("random", "random"), seed=0, threads=threads)   # load the kernel
+    for bots in (("random", "random"), ("pubeval", "pubeval")):
+        t0 = time.perf_counter()
+        res = fastbg.play(games, bots, seed=1, threads=threads)
+        dt = time.perf_counter() - t0
+        key = f"{bots[0]}_vs_{bots[1]}"
+        figures[key] = {"games": games, "seconds": round(dt, 3), "games_per_s": round(games / dt),
+                        "mean_plies": round(float(res.plies.mean()), 2),
+                        "points_per_game": round(res.summary()["points_per_game"], 4)}
+        click.echo(f"games, {bots[0]} vs {bots[1]}: {games:,} in {dt:.2f} s = "
+                   f"{games / dt:,.0f} games/s (mean {res.plies.mean():.1f} plies)")
     if json_path:
         with open(json_path, "w") as f:
             json.dump(figures, f, indent=2)
     if got != want:
         raise SystemExit(1)
+
+
+@main.command()
+@click.option("--bots", default="random,random", show_default=True,
+              help="Two bots, comma-separated: random, pubeval, greedy (gnubg with the gnubg extra).")
+@click.option("--games", default=100_000, show_default=True, type=click.IntRange(1),
+              help="Number of games.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1),
+              help="Random seed: the same seed replays the same games.")
+@click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
+@click.option("--offset", default=0, show_default=True, type=click.IntRange(0),
+              help="First game index (to play one shard of a larger run).")
+@click.option("--opening", type=click.Choice(["use", "reroll"]), default="use", show_default=True,
+              help="First player plays the opening dice, or rolls afresh.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write the summary as JSON.")
+@click.option("--save", "save_path", type=click.Path(dir_okay=False, writable=True),
+              help="Save every game's outcome (.npz, reload with fastbg.GameResults.load).")
+def play(bots, games, seed, threads, offset, opening, progress, json_path, save_path):
+    """Play cubeless money games between two bots and print the summary.
+
+    Points are from the first bot's view. Ctrl-C stops early and reports the games
+    finished so far (marked partial).
+
+    \b
+    Example:  fastbg play --bots pubeval,random --games 1000000 --seed 1 --threads 2
+    """
+    import fastbg
+    pair = [b.strip() for b in bots.split(",")]
+    if len(pair) != 2 or not all(pair):
+        raise click.BadParameter(f"give two bots separated by a comma, got {bots!r}",
+                                 param_hint="--bots")
+    t0 = time.perf_counter()
+    try:
+        res = fastbg.play(games, tuple(pair), seed=seed, threads=threads, progress=progress,
+                          opening=opening, game_offset=offset)
+    except (ValueError, ImportError) as exc:
+        raise click.ClickException(str(exc)) from None
+    dt = time.perf_counter() - t0
+    click.echo(res.table())
+    click.echo(f"time             {dt:.2f} s ({res.n_games / dt:,.0f} games/s)")
+    if json_path:
+        summary = res.summary()
+        summary["seconds"] = dt
+        summary["game_offset"] = offset
+        with open(json_path, "w") as f:
+            json.dump(summary, f, indent=2)
+    if save_path:
+        res.save(save_path)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ def run(*args):
 def test_help_lists_commands():
     res = run("--help")
     assert res.exit_code == 0
-    for cmd in ("demo", "moves"):
+    for cmd in ("demo", "moves", "play"):
         assert cmd in res.output
 
 
@@ -40,9 +40,36 @@ def test_moves_bad_input(args, fragment):
 
 def test_demo_checks_perft_totals(tmp_path):
     out = tmp_path / "demo.json"
-    res = run("demo", "--repeat", "1", "--threads", "1", "--json", str(out))
+    res = run("demo", "--repeat", "1", "--threads", "1", "--games", "2000", "--json", str(out))
     assert res.exit_code == 0, res.output
     assert "agrees" in res.output
     figures = json.loads(out.read_text())
     assert figures["results"] == figures["results_expected"] == 667_603
     assert figures["pairs"] == 42_000 and figures["pairs_per_s"] > 0
+    assert figures["random_vs_random"]["games"] == 2000
+    assert 80 < figures["random_vs_random"]["mean_plies"] < 110
+
+
+def test_play_prints_summary_and_saves(tmp_path):
+    import fastbg
+    js, npz = tmp_path / "s.json", tmp_path / "r.npz"
+    res = run("play", "--bots", "pubeval,random", "--games", "300", "--seed", "4",
+              "--no-progress", "--json", str(js), "--save", str(npz))
+    assert res.exit_code == 0, res.output
+    assert "points per game" in res.output
+    summary = json.loads(js.read_text())
+    again = fastbg.play(300, ("pubeval", "random"), seed=4)
+    assert summary["points_per_game"] == again.summary()["points_per_game"]
+    loaded = fastbg.GameResults.load(npz)
+    assert (loaded.points == again.points).all() and loaded.bots == ("pubeval", "random")
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("play", "--bots", "pubeval"), "two bots"),
+    (("play", "--bots", "pubeval,nobody", "--games", "10"), "unknown bot"),
+    (("play", "--games", "0"), "0"),
+])
+def test_play_bad_input(args, fragment):
+    res = run(*args)
+    assert res.exit_code != 0
+    assert fragment in res.output

@@ -5,7 +5,8 @@ import re
 README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
 
 
-def test_readme_python_blocks_run():
+def test_readme_python_blocks_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)     # examples may write files
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
     assert blocks, "README has no python examples"
     namespace = {}
