@@ -11,6 +11,9 @@ from .moves import legal_moves, legal_moves_batch
 from .threads import threads
 from .bots import ScorerBot, EvaluatorBot
 from .sim import play, GameResults, BotError
+from .rules import MoneyRules, MatchRules
+from .cubegame import CubeGame, IllegalCubeAction
+from .match import Match, Session
 
 __version__ = "0.1.0"
 
@@ -21,4 +24,5 @@ __all__ = [
     "legal_moves", "legal_moves_batch",
     "threads",
     "play", "GameResults", "BotError", "ScorerBot", "EvaluatorBot",
+    "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
 ]
