@@ -6,7 +6,8 @@ input and call numba kernels in :mod:`fastbg._kernels`.
 """
 from .constants import START, ROLLS, MAX_RESULTS
 from .board import validate, flip, pip_counts, render
-from .ids import position_id, board_from_position_id
+from .ids import (position_id, board_from_position_id, MatchState, match_id,
+                  match_state_from_id, XGIDInfo, xgid, parse_xgid)
 from .moves import legal_moves, legal_moves_batch
 from .threads import threads
 from .bots import ScorerBot, EvaluatorBot
@@ -21,6 +22,7 @@ __all__ = [
     "START", "ROLLS", "MAX_RESULTS",
     "validate", "flip", "pip_counts", "render",
     "position_id", "board_from_position_id",
+    "MatchState", "match_id", "match_state_from_id", "XGIDInfo", "xgid", "parse_xgid",
     "legal_moves", "legal_moves_batch",
     "threads",
     "play", "GameResults", "BotError", "ScorerBot", "EvaluatorBot",
