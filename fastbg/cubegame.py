@@ -4,7 +4,9 @@ Flow of a game: optional ``opening_tie()`` calls (automatic doubles, money only)
 each turn ``start_turn(player)``, optionally ``offer()`` and the answers (``take``,
 ``drop``, ``beaver``, ``raccoon``), then ``rolled()``; finally ``finish(winner, kind)``
 unless a drop ended the game. Every illegal action raises :class:`IllegalCubeAction`
-saying why, and leaves the state unchanged.
+saying why, and leaves the state unchanged. With the usual opening (RULES.md section 2:
+the first player plays the opening dice) the first player has already rolled on his first
+turn: call ``rolled()`` right after ``start_turn``. The caller drives the turn order.
 
 Offers. A double by D from stake v: the taker T may take (stake 2v, T owns the cube), drop
 (D wins v) or, with beavers, beaver (T accepts and redoubles at once, keeping the cube:

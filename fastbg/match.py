@@ -22,6 +22,7 @@ class Match:
         self._crawford_played = False
         self._next_is_crawford = False
         self._games = []
+        self._current = None     # the game handed out by new_game(), not yet recorded
 
     length = property(lambda self: self.rules.length)
     score = property(lambda self: tuple(self._score))
@@ -56,7 +57,8 @@ class Match:
     def new_game(self):
         if self.over:
             raise ValueError("the match is over")
-        return CubeGame(self.rules, crawford_game=self._next_is_crawford)
+        self._current = CubeGame(self.rules, crawford_game=self._next_is_crawford)
+        return self._current
 
     def record(self, game):
         """Add a finished game's result to the score."""
@@ -66,11 +68,12 @@ class Match:
             raise ValueError("the game is not over yet")
         if self.over:
             raise ValueError("the match is already over")
-        if game.crawford_game != self._next_is_crawford:
-            raise ValueError("this game was not set up for the current state of the match")
+        if game is not self._current:
+            raise ValueError("record takes the game of the latest new_game(), once")
         winner = 0 if game.result > 0 else 1
         self._score[winner] = min(self.length, self._score[winner] + abs(game.result))
         self._games.append(game.result)
+        self._current = None
         if game.crawford_game:
             self._crawford_played = True
         self._next_is_crawford = (self.rules.crawford and not self._crawford_played
@@ -91,15 +94,20 @@ class Session:
         if not isinstance(self.rules, MoneyRules):
             raise TypeError("a Session takes MoneyRules")
         self._results = []
+        self._current = None
 
     def new_game(self):
-        return CubeGame(self.rules)
+        self._current = CubeGame(self.rules)
+        return self._current
 
     def record(self, game):
         if not isinstance(game, CubeGame) or game.rules != self.rules:
             raise ValueError("record takes a CubeGame from this session's new_game()")
         if not game.over:
             raise ValueError("the game is not over yet")
+        if game is not self._current:
+            raise ValueError("record takes the game of the latest new_game(), once")
+        self._current = None
         self._results.append(game.result)
 
     @property

@@ -856,3 +856,27 @@ def test_mostly_legal_games_agree_with_model(rc, data):
         if s.over:
             break
     replay_against_model(rules, crawford_game, actions)
+
+
+def test_a_game_is_recorded_once():
+    """Recording the same game twice, or a stale one, would corrupt the score (RULES.md 10)."""
+    m = Match(5)
+    g = m.new_game()
+    g.start_turn(0)
+    g.rolled()
+    g.finish(0, 1)
+    m.record(g)
+    with pytest.raises(ValueError, match="once"):
+        m.record(g)
+    assert m.score == (1, 0)
+    s = Session()
+    old = s.new_game()
+    new = s.new_game()
+    for game in (old, new):
+        game.start_turn(0)
+        game.offer()
+        game.drop()
+    with pytest.raises(ValueError, match="latest"):
+        s.record(old)
+    s.record(new)
+    assert s.points == (1, -1) and s.n_games == 1
