@@ -11,7 +11,9 @@ from .ids import (position_id, board_from_position_id, MatchState, match_id,
 from .moves import legal_moves, legal_moves_batch
 from .threads import threads
 from .bots import ScorerBot, EvaluatorBot
-from .sim import play, GameResults, BotError
+from .sim import play, play_matches, GameResults, MatchResults, BotError
+from .cube_strategies import JanowskiCube
+from . import cube, met
 from .rules import MoneyRules, MatchRules
 from .cubegame import CubeGame, IllegalCubeAction
 from .match import Match, Session
@@ -25,6 +27,7 @@ __all__ = [
     "MatchState", "match_id", "match_state_from_id", "XGIDInfo", "xgid", "parse_xgid",
     "legal_moves", "legal_moves_batch",
     "threads",
-    "play", "GameResults", "BotError", "ScorerBot", "EvaluatorBot",
+    "play", "play_matches", "GameResults", "MatchResults", "BotError", "ScorerBot",
+    "EvaluatorBot", "JanowskiCube", "cube", "met",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
 ]

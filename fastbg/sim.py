@@ -1,10 +1,11 @@
-"""Play many games: :func:`play` and its results object, :class:`GameResults`.
+"""Play many games: :func:`play`, :func:`play_matches` and their results objects.
 
-Games are cubeless for now. Each game is a pure function of (seed, game index): its dice
-and the random bot's choices come from :mod:`fastbg._kernels.dice`, so results are
-bit-identical for any thread count, any chunking, and when a run is split into shards of
-game indices played separately (``game_offset``) and joined with
-:meth:`GameResults.concat`.
+Each game is a pure function of (seed, game index): its dice and the random bot's choices
+come from :mod:`fastbg._kernels.dice`, so results are bit-identical for any thread count,
+any chunking, and when a run is split into shards of game indices played separately
+(``game_offset``) and joined with :meth:`GameResults.concat`. Without ``rules`` games are
+cubeless; with :class:`~fastbg.MoneyRules` or :class:`~fastbg.MatchRules` the kernel plays
+the cube (automatic doubles, Jacoby, beavers, raccoons, Crawford, ``max_cube``).
 """
 import math
 import warnings
@@ -13,6 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import bots as _bots
+from . import cube_strategies as _cubes
+from ._kernels import cube as _kcube
 from ._kernels import play as _play
 from ._kernels.movegen import gather_rows as _gather_rows
 from ._kernels import policies as _pol
@@ -42,11 +45,13 @@ class BotError(RuntimeError):
 class GameResults:
     """Per-game outcomes of :func:`play` (arrays with one entry per game, in game order).
 
-    winner : int8, 0 or 1, index into ``bots``
-    kind   : int8, 1 single, 2 gammon, 3 backgammon
-    points : int16, signed points from bot 0's view (cubeless: +-kind)
-    plies  : int16, moves played (both sides)
-    first  : int8, who moved first
+    winner  : int8, 0 or 1, index into ``bots``
+    kind    : int8, 1 single, 2 gammon, 3 backgammon (1 for a dropped double)
+    points  : int32, signed points from bot 0's view, settled by the rules (cubeless: +-kind)
+    plies   : int16, moves played (both sides)
+    first   : int8, who moved first
+    cube    : int32, final stake multiplier (1 when cubeless)
+    dropped : bool, the game ended by a dropped double
     Games ``game_offset .. game_offset + n - 1`` of ``seed``; ``partial`` is True when the
     run was interrupted and holds only the games finished before that.
     """
@@ -60,6 +65,17 @@ class GameResults:
     game_offset: int = 0
     partial: bool = False
     meta: dict = field(default_factory=dict)
+    cube: np.ndarray = None
+    dropped: np.ndarray = None
+
+    def __post_init__(self):
+        n = self.winner.shape[0]
+        if self.cube is None:
+            self.cube = np.ones(n, np.int32)
+        if self.dropped is None:
+            self.dropped = np.zeros(n, np.bool_)
+
+    _ARRAYS = ("winner", "kind", "points", "plies", "first", "cube", "dropped")
 
     @property
     def n_games(self):
@@ -87,6 +103,9 @@ class GameResults:
             "gammon_rate": float(np.mean(self.kind == 2)) if n else math.nan,
             "backgammon_rate": float(np.mean(self.kind == 3)) if n else math.nan,
             "mean_plies": float(self.plies.mean()) if n else math.nan,
+            "mean_cube": float(self.cube.mean()) if n else math.nan,
+            "drop_rate": float(self.dropped.mean()) if n else math.nan,
+            "rules": self.meta.get("rules", "cubeless"),
         }
 
     def table(self):
@@ -102,6 +121,10 @@ class GameResults:
             f"backgammons      {s['backgammon_rate']:.4f} of games",
             f"mean plies       {s['mean_plies']:.2f}",
         ]
+        if s["rules"] != "cubeless":
+            rows[1:1] = [f"rules            {s['rules']}"]
+            rows += [f"mean cube        {s['mean_cube']:.3f}",
+                     f"dropped doubles  {s['drop_rate']:.4f} of games"]
         return "\n".join(rows)
 
     def __str__(self):
@@ -110,17 +133,16 @@ class GameResults:
     def save(self, path):
         """Write to a ``.npz`` file that :meth:`load` reads back exactly."""
         np.savez_compressed(
-            path, winner=self.winner, kind=self.kind, points=self.points, plies=self.plies,
-            first=self.first, bots=np.array(self.bots), seed=np.uint64(self.seed),
-            game_offset=np.int64(self.game_offset), partial=np.bool_(self.partial))
+            path, **{a: getattr(self, a) for a in self._ARRAYS}, bots=np.array(self.bots),
+            seed=np.uint64(self.seed), game_offset=np.int64(self.game_offset),
+            partial=np.bool_(self.partial), rules=np.array(self.meta.get("rules", "cubeless")))
 
     @classmethod
     def load(cls, path):
         with np.load(path, allow_pickle=False) as f:
-            return cls(winner=f["winner"], kind=f["kind"], points=f["points"],
-                       plies=f["plies"], first=f["first"], bots=tuple(str(b) for b in f["bots"]),
+            return cls(**{a: f[a] for a in cls._ARRAYS}, bots=tuple(str(b) for b in f["bots"]),
                        seed=int(f["seed"]), game_offset=int(f["game_offset"]),
-                       partial=bool(f["partial"]))
+                       partial=bool(f["partial"]), meta={"rules": str(f["rules"])})
 
     @classmethod
     def concat(cls, parts):
@@ -129,15 +151,14 @@ class GameResults:
         if not parts:
             raise ValueError("nothing to join")
         for a, b in zip(parts, parts[1:]):
-            if (a.bots, a.seed) != (b.bots, b.seed):
-                raise ValueError("shards must have the same bots and seed")
+            if (a.bots, a.seed, a.meta.get("rules")) != (b.bots, b.seed, b.meta.get("rules")):
+                raise ValueError("shards must have the same bots, rules and seed")
             if a.game_offset + a.n_games != b.game_offset:
                 raise ValueError(f"shards are not consecutive: games end at "
                                  f"{a.game_offset + a.n_games}, next starts at {b.game_offset}")
-        return cls(*(np.concatenate([getattr(p, f) for p in parts])
-                     for f in ("winner", "kind", "points", "plies", "first")),
+        return cls(**{a: np.concatenate([getattr(p, a) for p in parts]) for a in cls._ARRAYS},
                    bots=parts[0].bots, seed=parts[0].seed, game_offset=parts[0].game_offset,
-                   partial=any(p.partial for p in parts))
+                   partial=any(p.partial for p in parts), meta=dict(parts[0].meta))
 
 
 def _check_int(name, value, lo, hi=None):
@@ -168,9 +189,128 @@ def _parse_start(start):
     return b.copy(), int(side), True
 
 
+@dataclass
+class _Setup:
+    """Everything the game kernels need besides the game range, built once per run."""
+    seed: int
+    names: tuple
+    policies: np.ndarray
+    plugins: list
+    evaluators: list
+    point: np.ndarray
+    extra: np.ndarray
+    start_board: np.ndarray
+    start_side: int
+    use_start: bool
+    opening: int
+    debug: bool
+    cfg: np.ndarray
+    strat: np.ndarray
+    xeff: np.ndarray
+    cplugs: list
+    met_pre: np.ndarray
+    met_post: np.ndarray
+    match_state: np.ndarray
+    n_threads: int
+    rules_text: str
+
+    @property
+    def lockstep(self):
+        return any(e is not None for e in self.evaluators)
+
+
+def _cube_config(rules):
+    """The kernel's int64 rules vector (see fastbg/_kernels/cube.py) for ``rules``."""
+    from .rules import MatchRules, MoneyRules
+    cfg = np.zeros(_kcube.C_SIZE, np.int64)
+    if rules is None:
+        cfg[_kcube.C_MAX_CUBE] = -1
+        return cfg
+    if not isinstance(rules, (MoneyRules, MatchRules)):
+        raise TypeError(f"rules must be MoneyRules, MatchRules or None, got {type(rules).__name__}")
+    cfg[_kcube.C_ENABLED] = 1
+    cfg[_kcube.C_MAX_CUBE] = -1 if rules.max_cube is None else rules.max_cube
+    if rules.is_match:
+        cfg[_kcube.C_MATCH] = 1
+        cfg[_kcube.C_LENGTH] = rules.length
+        cfg[_kcube.C_CRAWFORD_RULE] = int(rules.crawford)
+    else:
+        cfg[_kcube.C_JACOBY] = int(rules.jacoby)
+        cfg[_kcube.C_BEAVERS] = int(rules.beavers)
+        cfg[_kcube.C_RACCOONS] = int(rules.raccoons)
+        cfg[_kcube.C_AUTO] = int(rules.auto_doubles)
+        cfg[_kcube.C_AUTO_LIMIT] = -1 if rules.auto_double_limit is None else rules.auto_double_limit
+        cfg[_kcube.C_TRIPLE66] = int(rules.triple_on_66)
+    return cfg
+
+
+def _match_state(rules, score, crawford_game):
+    """int64[4]: away0, away1, crawford_game, crawford_after for one game at ``score``."""
+    if rules is None or not rules.is_match:
+        if score is not None or crawford_game:
+            raise ValueError("score and crawford_game apply to match play (rules=MatchRules(...))")
+        return np.zeros(4, np.int64)
+    score = (0, 0) if score is None else score
+    if (not isinstance(score, (tuple, list)) or len(score) != 2
+            or not all(isinstance(s, (int, np.integer)) and 0 <= s < rules.length for s in score)):
+        raise ValueError(f"score is two points totals each in [0, {rules.length - 1}] for a "
+                         f"{rules.length}-point match, got {score!r}")
+    a0, a1 = rules.length - score[0], rules.length - score[1]
+    if crawford_game and not (rules.crawford and 1 in (a0, a1)):
+        raise ValueError("a Crawford game needs the Crawford rule and a player 1-away")
+    # With a player already 1-away and this not the Crawford game, the Crawford game has
+    # been played: the rest of the match is post-Crawford.
+    crawford_after = rules.crawford and not crawford_game and 1 not in (a0, a1)
+    return np.array([a0, a1, int(bool(crawford_game)), int(crawford_after)], np.int64)
+
+
+def _make_setup(bots, seed, threads, start, opening, debug, rules, cube, score,
+                crawford_game):
+    seed = _check_int("seed", seed, 0, 2**64 - 1)
+    if opening not in OPENINGS:
+        raise ValueError(f"opening must be one of {sorted(OPENINGS)}, got {opening!r}")
+    if not isinstance(bots, (tuple, list)) or len(bots) != 2:
+        raise ValueError(f"bots is a pair of bots, got {bots!r}")
+    resolved = [_bots.resolve(b) for b in bots]
+    cfg = _cube_config(rules)
+    if cube is None:
+        cube = ("never", "never")
+    if not isinstance(cube, (tuple, list)) or len(cube) != 2:
+        raise ValueError(f"cube is a pair of cube strategies, got {cube!r}")
+    cubes = [_cubes.resolve(c) for c in cube]
+    if rules is None and any(c[0] != _kcube.CUBE_NEVER for c in cubes):
+        raise ValueError("cube strategies need rules (MoneyRules(...) or MatchRules(...))")
+    start_board, start_side, use_start = _parse_start(start)
+    match_state = _match_state(rules, score, crawford_game)
+    point, extra = _bots.pubeval_tables()
+    met_pre, met_post = _met_arrays(rules)
+    return _Setup(
+        seed=seed, names=tuple(r[3] for r in resolved),
+        policies=np.array([r[0] for r in resolved], np.int64),
+        plugins=[r[1] for r in resolved], evaluators=[r[2] for r in resolved],
+        point=point, extra=extra, start_board=start_board, start_side=start_side,
+        use_start=use_start, opening=OPENINGS[opening], debug=bool(debug), cfg=cfg,
+        strat=np.array([c[0] for c in cubes], np.int64),
+        xeff=np.array([c[2] for c in cubes], np.float64), cplugs=[c[1] for c in cubes],
+        met_pre=met_pre, met_post=met_post, match_state=match_state,
+        n_threads=resolve_threads(threads),
+        rules_text="cubeless" if rules is None else f"{rules!r}, cube {cubes[0][3]}/{cubes[1][3]}")
+
+
+def _met_arrays(rules):
+    """The match equity table for the kernel (a 1x1 placeholder outside match play)."""
+    if rules is None or not rules.is_match:
+        return np.zeros((1, 1)), np.zeros((2, 1))
+    from . import met as _met
+    table = _met.load_default()
+    return (np.ascontiguousarray(table.pre_crawford, np.float64),
+            np.ascontiguousarray(table.post_crawford, np.float64))
+
+
 def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
-         progress=False, opening="use", game_offset=0, debug=False, chunk_size=DEFAULT_CHUNK):
-    """Play ``n_games`` cubeless money games between two bots and return :class:`GameResults`.
+         progress=False, opening="use", game_offset=0, debug=False, chunk_size=DEFAULT_CHUNK,
+         rules=None, cube=None, score=None, crawford_game=False):
+    """Play ``n_games`` games between two bots and return :class:`GameResults`.
 
     bots        : two bots, each a name (``"random"``, ``"pubeval"``, ``"greedy"``,
                   ``"gnubg"`` with the gnubg extra) or a :class:`~fastbg.bots.ScorerBot` /
@@ -180,6 +320,12 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
     start       : None for the opening roll (RULES.md section 2), else a board (the side
                   on roll is bot 0) or ``(board, side)``, the board seen from that side.
     opening     : ``"use"`` (the first player plays the opening dice) or ``"reroll"``.
+    rules       : None (cubeless), :class:`~fastbg.MoneyRules` or :class:`~fastbg.MatchRules`.
+    cube        : two cube strategies (``"never"``, ``"race"`` or a
+                  :class:`~fastbg.cube_strategies.JanowskiCube`); default never.
+    score, crawford_game : match play only: every game is played at this score (default
+                  0-0), as the Crawford game or not; points are capped at what the winner
+                  needs. For whole matches use :func:`play_matches`.
     progress    : show a progress bar (tqdm).
     debug       : check invariants on every move (slower); a violation raises BotError.
     Ctrl-C returns the chunks of games finished so far, with ``partial=True``.
@@ -190,43 +336,27 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
     True
     """
     n_games = _check_int("n_games", n_games, 0)
-    seed = _check_int("seed", seed, 0, 2**64 - 1)
     game_offset = _check_int("game_offset", game_offset, 0, 2**63 - 1 - n_games)
     chunk_size = _check_int("chunk_size", chunk_size, 1)
-    if opening not in OPENINGS:
-        raise ValueError(f"opening must be one of {sorted(OPENINGS)}, got {opening!r}")
-    if not isinstance(bots, (tuple, list)) or len(bots) != 2:
-        raise ValueError(f"bots is a pair of bots, got {bots!r}")
-    resolved = [_bots.resolve(b) for b in bots]
-    names = tuple(r[3] for r in resolved)
-    policies = np.array([r[0] for r in resolved], np.int64)
-    plugins = [r[1] for r in resolved]
-    evaluators = [r[2] for r in resolved]
-    start_board, start_side, use_start = _parse_start(start)
-    n_threads = resolve_threads(threads)
-    point, extra = _bots.pubeval_tables()
-
-    out = {name: np.zeros(n_games, dt) for name, dt in
-           (("winner", np.int8), ("kind", np.int8), ("plies", np.int16), ("first", np.int8),
-            ("error", np.int8))}
+    st = _make_setup(bots, seed, threads, start, opening, debug, rules, cube, score,
+                     crawford_game)
+    outcome = np.zeros((n_games, 5), np.int32)
+    cube_out = np.zeros((n_games, 3), np.int32)
     done = 0
     partial = False
-    bar = _progress_bar(n_games, progress, names)
+    bar = _progress_bar(n_games, progress, st.names, "game")
     try:
-        with _threads(n_threads), warnings.catch_warnings():
-            # Plug-in scorers make the kernel uncacheable; numba says so on each compile.
+        with _threads(st.n_threads), warnings.catch_warnings():
+            # Plug-ins make the kernel uncacheable; numba says so on each compile.
             warnings.filterwarnings("ignore", message="Cannot cache compiled function")
             while done < n_games:
                 hi = min(n_games, done + chunk_size)
-                view = {k: v[done:hi] for k, v in out.items()}
-                args = (seed, game_offset + done, start_board, start_side, use_start,
-                        OPENINGS[opening], policies, point, extra, plugins, evaluators,
-                        debug, n_threads)
-                if any(e is not None for e in evaluators):
-                    _lockstep_chunk(*args, view)
+                chunk = (outcome[done:hi], cube_out[done:hi])
+                if st.lockstep:
+                    _lockstep_chunk(st, game_offset + done, *chunk)
                 else:
-                    _kernel_chunk(*args, view)
-                _raise_for_errors(view["error"], game_offset + done, names, view["winner"])
+                    _kernel_chunk(st, game_offset + done, *chunk)
+                _raise_for_errors(outcome[done:hi], game_offset + done, st.names)
                 done = hi
                 if bar is not None:
                     bar.update(hi - bar.n)
@@ -235,69 +365,77 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
     finally:
         if bar is not None:
             bar.close()
-    sl = slice(0, done)
-    kind = out["kind"][sl]
-    sign = np.where(out["winner"][sl] == 0, 1, -1).astype(np.int16)
-    return GameResults(winner=out["winner"][sl].copy(), kind=kind.copy(),
-                       points=sign * kind.astype(np.int16), plies=out["plies"][sl].copy(),
-                       first=out["first"][sl].copy(), bots=names, seed=seed,
-                       game_offset=game_offset, partial=partial)
+    o, c = outcome[:done], cube_out[:done]
+    winner = o[:, 0].astype(np.int8)
+    return GameResults(
+        winner=winner, kind=o[:, 1].astype(np.int8),
+        points=np.where(winner == 0, c[:, 2], -c[:, 2]).astype(np.int32),
+        plies=o[:, 2].astype(np.int16), first=o[:, 3].astype(np.int8), bots=st.names,
+        seed=st.seed, game_offset=game_offset, partial=partial,
+        meta={"rules": st.rules_text}, cube=c[:, 0].copy(), dropped=c[:, 1].astype(np.bool_))
 
 
-def _progress_bar(total, enabled, names):
+def _progress_bar(total, enabled, names, unit):
     if not enabled:
         return None
     from tqdm.auto import tqdm
-    return tqdm(total=total, unit="game", unit_scale=True, desc=f"{names[0]} vs {names[1]}")
+    return tqdm(total=total, unit=unit, unit_scale=True, desc=f"{names[0]} vs {names[1]}")
 
 
-def _raise_for_errors(error, first_game, names, winner):
-    bad = np.flatnonzero(error)
+def _raise_for_errors(outcome, first_game, names, what="game"):
+    bad = np.flatnonzero(outcome[:, 4])
     if bad.size:
         g = int(bad[0])
-        who = names[int(winner[g])]
-        raise BotError(f"game {first_game + g}: {who} {_ERRORS[int(error[g])]}"
-                       + (f" ({bad.size} games failed in this chunk)" if bad.size > 1 else ""))
+        who = names[int(outcome[g, 0])]
+        raise BotError(f"{what} {first_game + g}: {who} {_ERRORS[int(outcome[g, 4])]}"
+                       + (f" ({bad.size} failed in this chunk)" if bad.size > 1 else ""))
 
 
-def _kernel_chunk(seed, game0, start_board, start_side, use_start, opening, policies, point,
-                  extra, plugins, evaluators, debug, n_threads, out):
-    n = out["winner"].shape[0]
-    _play.play_games(seed, game0, max(1, min(n, n_threads * _TASKS_PER_THREAD)), start_board,
-                     start_side, use_start, opening, policies, point, extra, plugins[0],
-                     plugins[1], MAX_PLIES, debug, out["winner"], out["kind"], out["plies"],
-                     out["first"], out["error"])
+def _kernel_chunk(st, game0, outcome, cube_out):
+    n = outcome.shape[0]
+    _play.play_games(np.uint64(st.seed), np.int64(game0), max(1, min(n, st.n_threads * _TASKS_PER_THREAD)),
+                     st.start_board, st.start_side, st.use_start, st.opening, st.policies,
+                     st.point, st.extra, st.plugins[0], st.plugins[1], MAX_PLIES, st.debug,
+                     st.cfg, st.strat, st.xeff, st.met_pre, st.met_post, st.match_state,
+                     st.cplugs[0], st.cplugs[1], outcome, cube_out)
 
 
-def _lockstep_chunk(seed, game0, start_board, start_side, use_start, opening, policies, point,
-                    extra, plugins, evaluators, debug, n_threads, out):
+def _lockstep_chunk(st, game0, outcome, cube_out):
     """Play a chunk one ply per round, calling the Python evaluators between rounds."""
-    n = out["winner"].shape[0]
+    n = outcome.shape[0]
     boards = np.zeros((n, BOARD_SIZE), np.int8)
     side = np.zeros(n, np.int8)
     ply = np.zeros(n, np.int64)
     d1 = np.zeros(n, np.int64)
     d2 = np.zeros(n, np.int64)
+    value = np.ones(n, np.int64)
+    owner = np.full(n, -1, np.int64)
+    turned = np.zeros(n, np.bool_)
     alive = np.ones(n, np.bool_)
-    _play.lockstep_start(seed, game0, start_board, start_side, use_start, boards, side, d1, d2,
-                         out["first"])
-    n_tasks = max(1, n_threads * _TASKS_PER_THREAD)
+    _play.lockstep_start(np.uint64(st.seed), np.int64(game0), st.start_board, st.start_side, st.use_start, st.cfg,
+                         boards, side, d1, d2, value, outcome)
+    n_tasks = max(1, st.n_threads * _TASKS_PER_THREAD)
     while True:
         live = np.flatnonzero(alive)
+        if live.size and st.cfg[_kcube.C_ENABLED]:
+            _play.lockstep_cube(st.cfg, st.strat, st.xeff, st.met_pre, st.met_post,
+                                st.match_state, st.cplugs[0], st.cplugs[1], live, boards, side,
+                                ply, value, owner, turned, alive, outcome, cube_out)
+            live = np.flatnonzero(alive)
         if live.size == 0:
             break
         dice = np.zeros((live.size, 2), np.int64)
-        _play.lockstep_dice(seed, game0, live, ply, d1, d2, opening, dice)
-        res, off = _legal_moves_batch(np.ascontiguousarray(boards[live]), dice, n_threads)
+        _play.lockstep_dice(np.uint64(st.seed), np.int64(game0), live, ply, d1, d2, st.opening, dice)
+        res, off = _legal_moves_batch(np.ascontiguousarray(boards[live]), dice, st.n_threads)
         choice = np.zeros(live.size, np.int64)
-        _play.lockstep_choose(seed, game0, live, ply, side, policies, boards, res, off, point,
-                              extra, plugins[0], plugins[1], n_tasks, choice)
-        for s, evaluate in enumerate(evaluators):
+        _play.lockstep_choose(np.uint64(st.seed), np.int64(game0), live, ply, side, st.policies, boards, res, off,
+                              st.point, st.extra, st.plugins[0], st.plugins[1], n_tasks, choice)
+        for s, evaluate in enumerate(st.evaluators):
             if evaluate is not None:
                 _evaluate_pending(evaluate, s, live, side, res, off, choice, game0)
-        _play.lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive,
-                             out["winner"], out["kind"], out["plies"], out["error"], MAX_PLIES,
-                             debug)
+        _play.lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, st.cfg,
+                             st.match_state, value, turned, outcome, cube_out, MAX_PLIES,
+                             st.debug)
 
 
 def _evaluate_pending(evaluate, s, live, side, res, off, choice, game0):
@@ -320,3 +458,120 @@ def _evaluate_pending(evaluate, s, live, side, res, off, choice, game0):
     best = np.zeros(pending.size, np.int64)
     _play.segment_best(np.ascontiguousarray(scores), seg, best)
     choice[pending] = best
+
+
+@dataclass
+class MatchResults:
+    """Outcomes of :func:`play_matches`, one entry per match.
+
+    winner : int8, 0 or 1 (index into ``bots``); games : int16, games played;
+    score  : int16 (n, 2), final score of each player.
+    """
+    winner: np.ndarray
+    games: np.ndarray
+    score: np.ndarray
+    bots: tuple
+    length: int
+    seed: int
+    match_offset: int = 0
+    partial: bool = False
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def n_matches(self):
+        return int(self.winner.shape[0])
+
+    def __len__(self):
+        return self.n_matches
+
+    def summary(self):
+        """Match-winning rate of bot 0 with a 95% Wilson score interval."""
+        n = self.n_matches
+        p = float(np.mean(self.winner == 0)) if n else math.nan
+        lo, hi = _wilson(p, n)
+        return {"matches": n, "length": self.length, "bots": list(self.bots), "seed": self.seed,
+                "partial": self.partial, "match_win_rate": [p, 1 - p if n else math.nan],
+                "match_win_rate_ci95": [lo, hi],
+                "mean_games": float(self.games.mean()) if n else math.nan,
+                "rules": self.meta.get("rules", "")}
+
+    def table(self):
+        s = self.summary()
+        lo, hi = s["match_win_rate_ci95"]
+        return "\n".join([
+            f"matches          {s['matches']:,} to {self.length} points"
+            + ("  (partial: interrupted)" if self.partial else ""),
+            f"bots             {self.bots[0]} (0) vs {self.bots[1]} (1), seed {self.seed}",
+            f"rules            {s['rules']}",
+            f"match wins       {s['match_win_rate'][0]:.4f} / {s['match_win_rate'][1]:.4f}"
+            f"  (95% CI for bot 0 {lo:.4f} .. {hi:.4f})",
+            f"games per match  {s['mean_games']:.2f}",
+        ])
+
+    def __str__(self):
+        return self.table()
+
+
+def _wilson(p, n, z=1.96):
+    """95% Wilson score interval of a proportion ``p`` observed in ``n`` trials."""
+    if n == 0:
+        return math.nan, math.nan
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), seed=0,
+                 threads=None, crawford=True, max_cube=64, opening="use", match_offset=0,
+                 progress=False, chunk_size=1 << 12):
+    """Play ``n`` whole matches to ``length`` points and report match-winning rates.
+
+    Each match is played game by game with the cube (MatchRules: Crawford rule, no Jacoby,
+    beavers or automatic doubles). Game j of match m takes the dice key
+    ``(m << 16) | j``, so matches are reproducible exactly like games in :func:`play`.
+
+    >>> import fastbg
+    >>> res = fastbg.play_matches(200, 3, ("pubeval", "random"), seed=1)
+    >>> res.summary()["match_win_rate"][0] > 0.8
+    True
+    """
+    from .rules import MatchRules
+    rules = MatchRules(length, crawford=crawford, max_cube=max_cube)
+    n = _check_int("n", n, 0)
+    match_offset = _check_int("match_offset", match_offset, 0, (2**47) - 1 - n)
+    chunk_size = _check_int("chunk_size", chunk_size, 1)
+    if 2 * length - 1 >= 1 << 16:
+        raise ValueError("matches longer than 32,767 points are not supported")
+    st = _make_setup(bots, seed, threads, None, opening, False, rules, cube, None, False)
+    if st.lockstep:
+        raise ValueError("play_matches runs inside numba: use built-in or ScorerBot bots")
+    result = np.zeros((n, 5), np.int32)
+    done = 0
+    partial = False
+    bar = _progress_bar(n, progress, st.names, "match")
+    try:
+        with _threads(st.n_threads), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Cannot cache compiled function")
+            while done < n:
+                hi = min(n, done + chunk_size)
+                r = result[done:hi]
+                _play.play_matches(np.uint64(st.seed), np.int64(match_offset + done),
+                                   max(1, min(hi - done, st.n_threads * _TASKS_PER_THREAD)),
+                                   length, st.start_board, st.opening, st.policies, st.point, st.extra,
+                                   st.plugins[0], st.plugins[1], MAX_PLIES, st.cfg, st.strat,
+                                   st.xeff, st.met_pre, st.met_post, st.cplugs[0], st.cplugs[1],
+                                   r)
+                _raise_for_errors(r, match_offset + done, st.names, "match")
+                done = hi
+                if bar is not None:
+                    bar.update(hi - bar.n)
+    except KeyboardInterrupt:
+        partial = True
+    finally:
+        if bar is not None:
+            bar.close()
+    r = result[:done]
+    return MatchResults(winner=r[:, 0].astype(np.int8), games=r[:, 1].astype(np.int16),
+                        score=r[:, 2:4].astype(np.int16), bots=st.names, length=length,
+                        seed=st.seed, match_offset=match_offset, partial=partial,
+                        meta={"rules": st.rules_text})

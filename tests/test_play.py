@@ -30,8 +30,8 @@ from reference.game import play_game_ref
 from reference.movegen import make_board
 
 FIELDS = ("winner", "kind", "points", "plies", "first")
-DTYPES = {"winner": np.int8, "kind": np.int8, "points": np.int16, "plies": np.int16,
-          "first": np.int8}
+DTYPES = {"winner": np.int8, "kind": np.int8, "points": np.int32, "plies": np.int16,
+          "first": np.int8, "cube": np.int32, "dropped": np.bool_}
 MAX_AMBIGUOUS = 0.03          # share of games the reference may give up on (exact ties)
 
 # A middle-game position, the mover (the side on roll) to play; mover's numbering.
@@ -137,10 +137,6 @@ def test_large_game_offset_matches_reference():
     assert_matches_reference(res, ("pubeval", "pubeval"))
 
 
-@pytest.mark.xfail(raises=OverflowError, strict=False,
-                   reason="fastbg bug: a seed >= 2**63 reaches the kernel as a Python int; once "
-                          "play_games has an int64-seed signature numba's dispatcher raises "
-                          "OverflowError('int too big to convert') instead of using uint64")
 def test_largest_seed_matches_reference():
     fastbg.play(2, ("pubeval", "pubeval"), seed=0)          # an int64 seed compiles first
     res = fastbg.play(30, ("pubeval", "pubeval"), seed=2**64 - 1, game_offset=2**63 - 1 - 30)
@@ -566,10 +562,6 @@ def test_kernels_run_as_plain_python(nojit):
     assert plain["jobs"] == jitted["jobs"]
 
 
-@pytest.mark.xfail(strict=False, reason="fastbg bug: under NUMBA_DISABLE_JIT the int8 board "
-                   "entries keep pip sums in int8 (NumPy 2 scalar rules), so step_ok wraps "
-                   "(false 'broke a board invariant' in debug mode) and greedy_score's pip "
-                   "term is wrong")
 def test_debug_check_and_greedy_score_as_plain_python(nojit):
     plain, jitted = nojit
     assert jitted["greedy_start"] == pytest.approx(1.5 + 1.0 - 0.02 * 167)

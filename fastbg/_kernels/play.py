@@ -14,12 +14,15 @@ the player on roll, ``side`` (whose turn: 0 or 1, an index into the bots), ``ply
 played), and the outcome arrays ``winner``, ``kind`` (1 single, 2 gammon, 3 backgammon),
 ``plies``, ``first`` and ``error`` (0 = fine, else an ERR_* code).
 
-The cube is not played here yet; a cube decision would go at the start of a turn, before
-the roll (see :func:`turn_dice`), and settle through the outcome arrays.
+With the cube enabled (``cfg[C_ENABLED]``, see :mod:`fastbg._kernels.cube`) each turn
+starts with the cube phase, before the roll; the outcome then also holds the final cube
+``value``, whether a double was ``dropped`` and the settled ``points`` (always from the
+winner's side: the wrapper signs them).
 """
 import numpy as np
 from numba import njit, prange
 
+from . import cube as _cube
 from . import dice as _dice
 from . import movegen as _mg
 from . import policies as _pol
@@ -83,7 +86,7 @@ def win_kind(b):
 
 @njit(cache=True)
 def start_game(seed, game, start_board, start_side, use_start, board):
-    """Set ``board`` to the first position of ``game``; returns (side on roll, d1, d2).
+    """Set ``board`` to the first position of ``game``; returns (side, d1, d2, ties).
 
     Without a start position this is the opening roll of RULES.md section 2: the higher
     single die moves first and plays both dice shown (d1 = its own die). With one, the
@@ -93,11 +96,11 @@ def start_game(seed, game, start_board, start_side, use_start, board):
         board[i] = start_board[i]
     if use_start:
         d1, d2 = _dice.roll(seed, game, 0)
-        return start_side, d1, d2
+        return start_side, d1, d2, 0
     side, a, b, ties = _dice.opening_roll(seed, game)
     if side == 0:
-        return side, a, b
-    return side, b, a
+        return side, a, b, ties
+    return side, b, a, ties
 
 
 @njit(cache=True)
@@ -139,8 +142,8 @@ def step_ok(before, after, d1, d2):
     opip_b = 0
     opip_a = 0
     for p in range(BOARD_SIZE):
-        x = before[p]
-        y = after[p]
+        x = np.int64(before[p])     # int64: int8 products overflow when run as plain Python
+        y = np.int64(after[p])
         if x > 0:
             mb += x
             pip_b += p * x
@@ -163,17 +166,29 @@ def step_ok(before, after, d1, d2):
 
 @njit(cache=True)
 def play_one(seed, game, start_board, start_side, use_start, opening, policies, point,
-             extra, plugin0, plugin1, max_plies, debug, board, prev, out, scores, work,
-             stack, hashes, slots, gen):
+             extra, plugin0, plugin1, max_plies, debug, cfg, strat, xeff, met_pre, met_post,
+             away0, away1, crawford_game, crawford_after, cplug0, cplug1, board, prev, out,
+             scores, probs, work, stack, hashes, slots, gen):
     """Play one game to the end in the given scratch.
 
-    Returns (winner, kind, plies, first, error, gen): ``gen`` is the caller's dedupe
-    generation counter, advanced once per ply.
+    Returns (winner, kind, plies, first, error, gen, value, dropped, points): ``gen`` is
+    the caller's dedupe generation counter, advanced once per ply; ``points`` is what the
+    winner scores (kind when the cube is off).
     """
-    side, d1, d2 = start_game(seed, game, start_board, start_side, use_start, board)
+    side, d1, d2, ties = start_game(seed, game, start_board, start_side, use_start, board)
     first = side
+    cube_on = cfg[_cube.C_ENABLED] != 0
+    value = _cube.auto_double_stake(cfg, seed, game, ties) if cube_on else 1
+    owner = -1
+    turned = False
     ply = 0
     while True:
+        if cube_on:
+            value, owner, turned, over, w, pts = _cube.cube_phase(
+                cfg, strat, xeff, met_pre, met_post, side, board, value, owner, turned,
+                away0, away1, crawford_game, crawford_after, cplug0, cplug1, probs)
+            if over:
+                return w, 1, ply, first, 0, gen, value, True, pts
         r1, r2 = turn_dice(seed, game, ply, d1, d2, opening)
         gen += 1
         k = _mg.generate(board, r1, r2, out, 0, work, stack, hashes, slots, gen)
@@ -191,71 +206,166 @@ def play_one(seed, game, start_board, start_side, use_start, opening, policies, 
         else:
             idx = choose_builtin(policy, seed, game, ply, board, out, k, point, extra, scores)
         if idx < 0:
-            return side, 0, ply, first, ERR_NAN, gen
+            return side, 0, ply, first, ERR_NAN, gen, value, False, 0
         if debug:
             for i in range(BOARD_SIZE):
                 prev[i] = board[i]
         for i in range(BOARD_SIZE):
             board[i] = out[idx, i]
         if debug and not step_ok(prev, board, r1, r2):
-            return side, 0, ply, first, ERR_INVARIANT, gen
+            return side, 0, ply, first, ERR_INVARIANT, gen, value, False, 0
         ply += 1
         if mover_checkers(board) == 0:
-            return side, win_kind(board), ply, first, 0, gen
+            kind = win_kind(board)
+            pts = kind
+            if cube_on:
+                pts = _cube.settle(cfg, value, turned, kind, away0 if side == 0 else away1)
+            return side, kind, ply, first, 0, gen, value, False, pts
         if ply >= max_plies:
-            return side, 0, ply, first, ERR_TOO_LONG, gen
+            return side, 0, ply, first, ERR_TOO_LONG, gen, value, False, 0
         flip_inplace(board)
         side ^= 1
 
 
 @njit(cache=True)
 def new_game_scratch():
-    """Scratch for one thread: board, previous board, results buffer, scores, movegen."""
+    """Scratch for one thread: board, previous board, results, scores, probabilities, movegen."""
     work, stack, hashes, slots = _mg.new_scratch()
     return (np.zeros(BOARD_SIZE, np.int8), np.zeros(BOARD_SIZE, np.int8),
-            np.empty((MAX_RESULTS, BOARD_SIZE), np.int8), np.zeros(MAX_RESULTS),
+            np.empty((MAX_RESULTS, BOARD_SIZE), np.int8), np.zeros(MAX_RESULTS), np.zeros(5),
             work, stack, hashes, slots)
 
 
 @njit(parallel=True, cache=True)
 def play_games(seed, game0, n_tasks, start_board, start_side, use_start, opening, policies,
-               point, extra, plugin0, plugin1, max_plies, debug,
-               winner, kind, plies, first, error):
-    """Play games ``game0 .. game0 + n - 1`` (n = len(winner)) in ``n_tasks`` parallel tasks.
+               point, extra, plugin0, plugin1, max_plies, debug, cfg, strat, xeff, met_pre,
+               met_post, match_state, cplug0, cplug1, outcome, cube_out):
+    """Play games ``game0 .. game0 + n - 1`` (n = len(outcome)) in ``n_tasks`` parallel tasks.
 
-    Outcome arrays (n,): winner int8, kind int8, plies int32, first int8, error int8.
+    outcome  (n, 5) int32: winner, kind, plies, first, error per game.
+    cube_out (n, 3) int32: final cube value, dropped (0/1), points won by the winner.
+    match_state int64[4]: away0, away1, crawford_game, crawford_after (match rules only).
     Each task plays a contiguous slice of games with its own scratch, allocated once.
     """
-    n = winner.shape[0]
+    n = outcome.shape[0]
     for t in prange(n_tasks):
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
-        board, prev, out, scores, work, stack, hashes, slots = new_game_scratch()
+        board, prev, out, scores, probs, work, stack, hashes, slots = new_game_scratch()
         gen = 0
         for g in range(lo, hi):
-            w, kd, pl, fi, err, gen = play_one(
+            w, kd, pl, fi, err, gen, val, drp, pts = play_one(
                 seed, game0 + g, start_board, start_side, use_start, opening, policies,
-                point, extra, plugin0, plugin1, max_plies, debug, board, prev, out, scores,
-                work, stack, hashes, slots, gen)
-            winner[g] = w
-            kind[g] = kd
-            plies[g] = pl
-            first[g] = fi
-            error[g] = err
+                point, extra, plugin0, plugin1, max_plies, debug, cfg, strat, xeff, met_pre,
+                met_post, match_state[0], match_state[1], match_state[2] != 0,
+                match_state[3] != 0, cplug0, cplug1, board, prev, out, scores, probs, work,
+                stack, hashes, slots, gen)
+            outcome[g, 0] = w
+            outcome[g, 1] = kd
+            outcome[g, 2] = pl
+            outcome[g, 3] = fi
+            outcome[g, 4] = err
+            cube_out[g, 0] = val
+            cube_out[g, 1] = drp
+            cube_out[g, 2] = pts
+
+
+@njit(parallel=True, cache=True)
+def play_matches(seed, match0, n_tasks, length, start_board, opening, policies, point, extra,
+                 plugin0, plugin1, max_plies, cfg, strat, xeff, met_pre, met_post, cplug0,
+                 cplug1, result):
+    """Play whole matches to ``length`` points, matches ``match0 .. match0 + n - 1``.
+
+    Every game starts from ``start_board`` (the starting position) with the opening roll.
+    Game j of match m uses the game key ``(m << 16) | j`` for its dice (a match to N
+    points has at most 2N - 1 games). result (n, 5) int32: winner, games played, final
+    score of player 0, of player 1, error (first non-zero game error).
+    The Crawford game is the first game after a player first reaches ``length - 1``
+    (when ``cfg[C_CRAWFORD_RULE]``); points past the length count only as a win.
+    """
+    n = result.shape[0]
+    for t in prange(n_tasks):
+        lo = t * n // n_tasks
+        hi = (t + 1) * n // n_tasks
+        board, prev, out, scores, probs, work, stack, hashes, slots = new_game_scratch()
+        gen = 0
+        for m in range(lo, hi):
+            s0 = 0
+            s1 = 0
+            games = 0
+            crawford_done = False
+            err = 0
+            while s0 < length and s1 < length:
+                a0 = length - s0
+                a1 = length - s1
+                craw = (cfg[_cube.C_CRAWFORD_RULE] != 0 and not crawford_done
+                        and (a0 == 1 or a1 == 1))
+                craw_after = cfg[_cube.C_CRAWFORD_RULE] != 0 and not crawford_done and not craw
+                key = ((match0 + m) << 16) | games
+                w, kd, pl, fi, e, gen, val, drp, pts = play_one(
+                    seed, key, start_board, 0, False, opening, policies, point, extra, plugin0,
+                    plugin1, max_plies, False, cfg, strat, xeff, met_pre, met_post, a0, a1,
+                    craw, craw_after, cplug0, cplug1, board, prev, out, scores, probs, work,
+                    stack, hashes, slots, gen)
+                games += 1
+                if e != 0:
+                    err = e
+                    break
+                if craw:
+                    crawford_done = True
+                if w == 0:
+                    s0 = min(length, s0 + pts)
+                else:
+                    s1 = min(length, s1 + pts)
+            result[m, 0] = 0 if s0 >= length else 1
+            result[m, 1] = games
+            result[m, 2] = s0
+            result[m, 3] = s1
+            result[m, 4] = err
 
 
 # ---- lock-step driver: one ply for every live game per round -------------------------
+# Per-game state arrays: boards (n, 26), side, ply, d1/d2 (opening dice), value, owner,
+# turned, alive; outcome and cube_out as in play_games.
 
 @njit(parallel=True, cache=True)
-def lockstep_start(seed, game0, start_board, start_side, use_start, boards, side, d1, d2,
-                   first):
+def lockstep_start(seed, game0, start_board, start_side, use_start, cfg, boards, side, d1,
+                   d2, value, outcome):
     """Set up games game0 .. game0 + n - 1 (n = len(side)) for lock-step play."""
     for g in prange(side.shape[0]):
-        s, a, b = start_game(seed, game0 + g, start_board, start_side, use_start, boards[g])
+        s, a, b, ties = start_game(seed, game0 + g, start_board, start_side, use_start,
+                                   boards[g])
         side[g] = s
-        first[g] = s
+        outcome[g, 3] = s
         d1[g] = a
         d2[g] = b
+        value[g] = 1
+        if cfg[_cube.C_ENABLED] != 0:
+            value[g] = _cube.auto_double_stake(cfg, seed, game0 + g, ties)
+
+
+@njit(parallel=True, cache=True)
+def lockstep_cube(cfg, strat, xeff, met_pre, met_post, match_state, cplug0, cplug1, live,
+                  boards, side, ply, value, owner, turned, alive, outcome, cube_out):
+    """The cube phase of every live game (before its roll); ends games with a drop."""
+    for j in prange(live.shape[0]):
+        g = live[j]
+        probs = np.zeros(5)
+        v, o, tr, over, w, pts = _cube.cube_phase(
+            cfg, strat, xeff, met_pre, met_post, side[g], boards[g], value[g], owner[g],
+            turned[g], match_state[0], match_state[1], match_state[2] != 0,
+            match_state[3] != 0, cplug0, cplug1, probs)
+        value[g] = v
+        owner[g] = o
+        turned[g] = tr
+        if over:
+            alive[g] = False
+            outcome[g, 0] = w
+            outcome[g, 1] = 1
+            outcome[g, 2] = ply[g]
+            cube_out[g, 0] = v
+            cube_out[g, 1] = 1
+            cube_out[g, 2] = pts
 
 
 @njit(cache=True)
@@ -310,39 +420,43 @@ def segment_best(scores, seg_off, out):
 
 
 @njit(parallel=True, cache=True)
-def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, winner, kind,
-                   plies, error, max_plies, debug):
+def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, cfg, match_state,
+                   value, turned, outcome, cube_out, max_plies, debug):
     """Play the chosen result of every game in ``live``; finish games that end."""
     for j in prange(live.shape[0]):
         g = live[j]
         c = choice[j]
+        err = 0
         if c < 0:
-            error[g] = ERR_NAN
-            winner[g] = side[g]
-            plies[g] = ply[g]
-            alive[g] = False
-            continue
-        b = boards[g]
-        row = res[off[j] + c]
-        if debug and not step_ok(b, row, dice[j, 0], dice[j, 1]):
-            error[g] = ERR_INVARIANT
-            winner[g] = side[g]
-            plies[g] = ply[g]
-            alive[g] = False
-            continue
-        for i in range(BOARD_SIZE):
-            b[i] = row[i]
-        ply[g] += 1
-        if mover_checkers(b) == 0:
-            winner[g] = side[g]
-            kind[g] = win_kind(b)
-            plies[g] = ply[g]
-            alive[g] = False
-        elif ply[g] >= max_plies:
-            error[g] = ERR_TOO_LONG
-            winner[g] = side[g]
-            plies[g] = ply[g]
-            alive[g] = False
-        else:
-            flip_inplace(b)
-            side[g] ^= 1
+            err = ERR_NAN
+        elif debug and not step_ok(boards[g], res[off[j] + c], dice[j, 0], dice[j, 1]):
+            err = ERR_INVARIANT
+        if err == 0:
+            b = boards[g]
+            row = res[off[j] + c]
+            for i in range(BOARD_SIZE):
+                b[i] = row[i]
+            ply[g] += 1
+            if mover_checkers(b) == 0:
+                kind = win_kind(b)
+                pts = kind
+                if cfg[_cube.C_ENABLED] != 0:
+                    away = match_state[0] if side[g] == 0 else match_state[1]
+                    pts = _cube.settle(cfg, value[g], turned[g], kind, away)
+                alive[g] = False
+                outcome[g, 0] = side[g]
+                outcome[g, 1] = kind
+                outcome[g, 2] = ply[g]
+                cube_out[g, 0] = value[g]
+                cube_out[g, 2] = pts
+                continue
+            if ply[g] >= max_plies:
+                err = ERR_TOO_LONG
+            else:
+                flip_inplace(b)
+                side[g] ^= 1
+                continue
+        alive[g] = False
+        outcome[g, 0] = side[g]
+        outcome[g, 2] = ply[g]
+        outcome[g, 4] = err

@@ -116,10 +116,10 @@ def greedy_score(b):
             opp_back = p
             break
     score = 3.0 * (-b[OPP_BAR])
-    on = b[BAR]
-    pips = BAR * b[BAR]
+    on = np.int64(b[BAR])          # int64: int8 sums overflow when run as plain Python
+    pips = BAR * on
     for p in range(1, BAR):
-        n = b[p]
+        n = np.int64(b[p])
         if n > 0:
             on += n
             pips += p * n
