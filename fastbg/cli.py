@@ -125,54 +125,107 @@ def demo(repeat, threads, games, json_path):
         raise SystemExit(1)
 
 
+def _max_cube(text):
+    if text.lower() in ("none", "unlimited"):
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise click.BadParameter(f"a positive integer or 'none', got {text!r}") from None
+    return value
+
+
 @main.command()
 @click.option("--bots", default="random,random", show_default=True,
               help="Two bots, comma-separated: random, pubeval, greedy (gnubg with the gnubg extra).")
 @click.option("--games", default=100_000, show_default=True, type=click.IntRange(1),
-              help="Number of games.")
+              help="Number of games (of matches with --match).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1),
               help="Random seed: the same seed replays the same games.")
 @click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
 @click.option("--offset", default=0, show_default=True, type=click.IntRange(0),
-              help="First game index (to play one shard of a larger run).")
+              help="First game (match) index, to play one shard of a larger run.")
 @click.option("--opening", type=click.Choice(["use", "reroll"]), default="use", show_default=True,
               help="First player plays the opening dice, or rolls afresh.")
+@click.option("--money", is_flag=True, help="Money play with the cube (see the money options).")
+@click.option("--match", "match_length", type=click.IntRange(1), default=None,
+              help="Play whole matches to this many points (with the cube).")
+@click.option("--cube", "cube_text", default="race,race", show_default=True,
+              help="Cube strategies with --money/--match: never or race, comma-separated.")
+@click.option("--jacoby/--no-jacoby", default=True, show_default=True, help="Money: Jacoby rule.")
+@click.option("--beavers", is_flag=True, help="Money: allow beavers.")
+@click.option("--raccoons", is_flag=True, help="Money: allow raccoons (needs --beavers).")
+@click.option("--auto-doubles", default=0, show_default=True, type=click.IntRange(0),
+              help="Money: automatic doubles on opening ties, at most this many (0 = off).")
+@click.option("--max-cube", default="64", show_default=True,
+              help="Highest cube value, or 'none' for no limit.")
+@click.option("--crawford/--no-crawford", default=True, show_default=True,
+              help="Match: Crawford rule.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the summary as JSON.")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False, writable=True),
               help="Save every game's outcome (.npz, reload with fastbg.GameResults.load).")
-def play(bots, games, seed, threads, offset, opening, progress, json_path, save_path):
-    """Play cubeless money games between two bots and print the summary.
+def play(bots, games, seed, threads, offset, opening, money, match_length, cube_text, jacoby,
+         beavers, raccoons, auto_doubles, max_cube, crawford, progress, json_path, save_path):
+    """Play games between two bots and print the summary.
 
-    Points are from the first bot's view. Ctrl-C stops early and reports the games
-    finished so far (marked partial).
+    Cubeless money games by default; --money plays the cube under money rules, --match N
+    whole matches to N points. Points are from the first bot's view. Ctrl-C stops early
+    and reports what finished (marked partial).
 
     \b
-    Example:  fastbg play --bots pubeval,random --games 1000000 --seed 1 --threads 2
+    Examples:
+      fastbg play --bots pubeval,random --games 1000000 --seed 1 --threads 2
+      fastbg play --bots pubeval,greedy --money --beavers --cube race,race
+      fastbg play --bots pubeval,greedy --match 7 --games 10000
     """
     import fastbg
-    pair = [b.strip() for b in bots.split(",")]
-    if len(pair) != 2 or not all(pair):
-        raise click.BadParameter(f"give two bots separated by a comma, got {bots!r}",
-                                 param_hint="--bots")
+    pair = _pair(bots, "--bots")
+    if money and match_length:
+        raise click.UsageError("choose --money or --match, not both")
+    cube = _pair(cube_text, "--cube")
     t0 = time.perf_counter()
     try:
-        res = fastbg.play(games, tuple(pair), seed=seed, threads=threads, progress=progress,
-                          opening=opening, game_offset=offset)
-    except (ValueError, ImportError) as exc:
+        limit = _max_cube(max_cube)
+        if match_length:
+            res = fastbg.play_matches(games, match_length, pair, cube=cube, seed=seed,
+                                      threads=threads, crawford=crawford, max_cube=limit,
+                                      opening=opening, match_offset=offset, progress=progress)
+        else:
+            rules = None
+            if money:
+                rules = fastbg.MoneyRules(jacoby=jacoby, beavers=beavers, raccoons=raccoons,
+                                          auto_doubles=auto_doubles > 0,
+                                          auto_double_limit=max(auto_doubles, 1),
+                                          max_cube=limit)
+            res = fastbg.play(games, pair, seed=seed, threads=threads, progress=progress,
+                              opening=opening, game_offset=offset, rules=rules,
+                              cube=cube if money else None)
+    except (ValueError, TypeError, ImportError) as exc:
         raise click.ClickException(str(exc)) from None
     dt = time.perf_counter() - t0
+    n = len(res)
     click.echo(res.table())
-    click.echo(f"time             {dt:.2f} s ({res.n_games / dt:,.0f} games/s)")
+    click.echo(f"time             {dt:.2f} s ({n / dt:,.0f} {'matches' if match_length else 'games'}/s)")
     if json_path:
         summary = res.summary()
         summary["seconds"] = dt
-        summary["game_offset"] = offset
+        summary["offset"] = offset
         with open(json_path, "w") as f:
             json.dump(summary, f, indent=2)
     if save_path:
+        if match_length:
+            raise click.UsageError("--save keeps per-game outcomes; it does not apply to --match")
         res.save(save_path)
+
+
+def _pair(text, option):
+    pair = tuple(b.strip() for b in text.split(","))
+    if len(pair) != 2 or not all(pair):
+        raise click.BadParameter(f"give two names separated by a comma, got {text!r}",
+                                 param_hint=option)
+    return pair
 
 
 if __name__ == "__main__":

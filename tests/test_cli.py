@@ -65,7 +65,7 @@ def test_play_prints_summary_and_saves(tmp_path):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (("play", "--bots", "pubeval"), "two bots"),
+    (("play", "--bots", "pubeval"), "two names"),
     (("play", "--bots", "pubeval,nobody", "--games", "10"), "unknown bot"),
     (("play", "--games", "0"), "0"),
 ])
@@ -73,3 +73,25 @@ def test_play_bad_input(args, fragment):
     res = run(*args)
     assert res.exit_code != 0
     assert fragment in res.output
+
+
+def test_play_money_and_match_options(tmp_path):
+    import fastbg
+    js = tmp_path / "m.json"
+    res = run("play", "--bots", "pubeval,greedy", "--money", "--beavers", "--auto-doubles", "2",
+              "--max-cube", "none", "--games", "400", "--seed", "3", "--no-progress",
+              "--json", str(js))
+    assert res.exit_code == 0, res.output
+    assert "mean cube" in res.output
+    again = fastbg.play(400, ("pubeval", "greedy"), seed=3, cube=("race", "race"),
+                        rules=fastbg.MoneyRules(beavers=True, auto_doubles=True,
+                                                auto_double_limit=2, max_cube=None))
+    assert json.loads(js.read_text())["points_per_game"] == again.summary()["points_per_game"]
+    res = run("play", "--bots", "pubeval,random", "--match", "5", "--games", "50",
+              "--no-progress")
+    assert res.exit_code == 0, res.output
+    assert "matches" in res.output and "to 5 points" in res.output
+    res = run("play", "--money", "--match", "5", "--games", "5", "--no-progress")
+    assert res.exit_code != 0 and "not both" in res.output
+    res = run("play", "--money", "--raccoons", "--games", "5", "--no-progress")
+    assert res.exit_code != 0 and "raccoons need beavers" in res.output
