@@ -192,31 +192,24 @@ def _parse_start(start):
 @dataclass
 class _Setup:
     """Everything the game kernels need besides the game range, built once per run."""
-    seed: int
+    seed: np.uint64
     names: tuple
-    policies: np.ndarray
-    plugins: list
+    bots: tuple          # (policies, pubeval point table, pubeval extra, plugin0, plugin1)
+    cubes: tuple         # (cfg, strategies, efficiencies, met_pre, met_post, plugin0, plugin1)
     evaluators: list
-    point: np.ndarray
-    extra: np.ndarray
+    gcfg: np.ndarray     # per-run game settings (fastbg._kernels.play G_*)
     start_board: np.ndarray
-    start_side: int
-    use_start: bool
-    opening: int
-    debug: bool
-    cfg: np.ndarray
-    strat: np.ndarray
-    xeff: np.ndarray
-    cplugs: list
-    met_pre: np.ndarray
-    met_post: np.ndarray
-    match_state: np.ndarray
+    rot: np.ndarray      # quasi-random dice permutations, (0, 36) when off
     n_threads: int
     rules_text: str
 
     @property
     def lockstep(self):
         return any(e is not None for e in self.evaluators)
+
+    @property
+    def cube_on(self):
+        return bool(self.cubes[0][_kcube.C_ENABLED])
 
 
 def _cube_config(rules):
@@ -245,11 +238,11 @@ def _cube_config(rules):
 
 
 def _match_state(rules, score, crawford_game):
-    """int64[4]: away0, away1, crawford_game, crawford_after for one game at ``score``."""
+    """(away0, away1, crawford_game, crawford_after) for games at ``score``."""
     if rules is None or not rules.is_match:
         if score is not None or crawford_game:
             raise ValueError("score and crawford_game apply to match play (rules=MatchRules(...))")
-        return np.zeros(4, np.int64)
+        return 0, 0, 0, 0
     score = (0, 0) if score is None else score
     if (not isinstance(score, (tuple, list)) or len(score) != 2
             or not all(isinstance(s, (int, np.integer)) and 0 <= s < rules.length for s in score)):
@@ -261,11 +254,12 @@ def _match_state(rules, score, crawford_game):
     # With a player already 1-away and this not the Crawford game, the Crawford game has
     # been played: the rest of the match is post-Crawford.
     crawford_after = rules.crawford and not crawford_game and 1 not in (a0, a1)
-    return np.array([a0, a1, int(bool(crawford_game)), int(crawford_after)], np.int64)
+    return a0, a1, int(bool(crawford_game)), int(crawford_after)
 
 
-def _make_setup(bots, seed, threads, start, opening, debug, rules, cube, score,
-                crawford_game):
+def _make_setup(bots, seed, threads, start, opening, debug, rules, cube, score=None,
+                crawford_game=False, truncate=None, rotate=False, cube_state=(1, None)):
+    """Validate the run's settings and group them for the kernels."""
     seed = _check_int("seed", seed, 0, 2**64 - 1)
     if opening not in OPENINGS:
         raise ValueError(f"opening must be one of {sorted(OPENINGS)}, got {opening!r}")
@@ -281,20 +275,40 @@ def _make_setup(bots, seed, threads, start, opening, debug, rules, cube, score,
     if rules is None and any(c[0] != _kcube.CUBE_NEVER for c in cubes):
         raise ValueError("cube strategies need rules (MoneyRules(...) or MatchRules(...))")
     start_board, start_side, use_start = _parse_start(start)
-    match_state = _match_state(rules, score, crawford_game)
+    away0, away1, craw, craw_after = _match_state(rules, score, crawford_game)
+    if truncate is not None:
+        truncate = _check_int("truncate", truncate, 0, MAX_PLIES)
+    value, owner = cube_state
+    gcfg = np.zeros(_play.G_SIZE, np.int64)
+    gcfg[_play.G_START_SIDE] = start_side
+    gcfg[_play.G_USE_START] = use_start
+    gcfg[_play.G_OPENING] = OPENINGS[opening]
+    gcfg[_play.G_MAX_PLIES] = MAX_PLIES
+    gcfg[_play.G_TRUNCATE] = -1 if truncate is None else truncate
+    gcfg[_play.G_DEBUG] = bool(debug)
+    gcfg[_play.G_AWAY0], gcfg[_play.G_AWAY1] = away0, away1
+    gcfg[_play.G_CRAWFORD_GAME], gcfg[_play.G_CRAWFORD_AFTER] = craw, craw_after
+    gcfg[_play.G_CUBE_VALUE] = value
+    gcfg[_play.G_CUBE_OWNER] = -1 if owner is None else owner
     point, extra = _bots.pubeval_tables()
     met_pre, met_post = _met_arrays(rules)
     return _Setup(
-        seed=seed, names=tuple(r[3] for r in resolved),
-        policies=np.array([r[0] for r in resolved], np.int64),
-        plugins=[r[1] for r in resolved], evaluators=[r[2] for r in resolved],
-        point=point, extra=extra, start_board=start_board, start_side=start_side,
-        use_start=use_start, opening=OPENINGS[opening], debug=bool(debug), cfg=cfg,
-        strat=np.array([c[0] for c in cubes], np.int64),
-        xeff=np.array([c[2] for c in cubes], np.float64), cplugs=[c[1] for c in cubes],
-        met_pre=met_pre, met_post=met_post, match_state=match_state,
+        seed=np.uint64(seed), names=tuple(r[3] for r in resolved),
+        bots=(np.array([r[0] for r in resolved], np.int64), point, extra,
+              resolved[0][1], resolved[1][1]),
+        cubes=(cfg, np.array([c[0] for c in cubes], np.int64),
+               np.array([c[2] for c in cubes], np.float64), met_pre, met_post,
+               cubes[0][1], cubes[1][1]),
+        evaluators=[r[2] for r in resolved], gcfg=gcfg, start_board=start_board,
+        rot=_rotation(seed) if rotate else np.zeros((0, 36), np.int64),
         n_threads=resolve_threads(threads),
         rules_text="cubeless" if rules is None else f"{rules!r}, cube {cubes[0][3]}/{cubes[1][3]}")
+
+
+def _rotation(seed):
+    """Two seeded permutations of the 36 ordered rolls for the quasi-random first plies."""
+    rng = np.random.default_rng([seed, 0x524F54])       # "ROT": its own stream of the seed
+    return np.stack([rng.permutation(36) for _ in range(2)]).astype(np.int64)
 
 
 def _met_arrays(rules):
@@ -340,8 +354,29 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
     chunk_size = _check_int("chunk_size", chunk_size, 1)
     st = _make_setup(bots, seed, threads, start, opening, debug, rules, cube, score,
                      crawford_game)
+    outcome, cube_out, _, partial = run_games(st, n_games, game_offset, progress, chunk_size)
+    winner = outcome[:, 0].astype(np.int8)
+    return GameResults(
+        winner=winner, kind=outcome[:, 1].astype(np.int8),
+        points=np.where(winner == 0, cube_out[:, 2], -cube_out[:, 2]).astype(np.int32),
+        plies=outcome[:, 2].astype(np.int16), first=outcome[:, 3].astype(np.int8),
+        bots=st.names, seed=int(st.seed), game_offset=game_offset, partial=partial,
+        meta={"rules": st.rules_text}, cube=cube_out[:, 0].copy(),
+        dropped=cube_out[:, 1].astype(np.bool_))
+
+
+def run_games(st, n_games, game_offset, progress=False, chunk_size=DEFAULT_CHUNK,
+              keep_final=False, on_chunk=None):
+    """Play games ``game_offset ..`` of setup ``st`` chunk by chunk.
+
+    Returns (outcome (k, 5) int32, cube_out (k, 3) int32, final boards (k, 26) int8 or
+    None, partial): k = n_games unless Ctrl-C stopped the run early (``partial``).
+    ``on_chunk(lo, hi, outcome, cube_out, final)`` is called after each chunk with the
+    rows of games ``lo .. hi - 1`` (relative to ``game_offset``).
+    """
     outcome = np.zeros((n_games, 5), np.int32)
     cube_out = np.zeros((n_games, 3), np.int32)
+    final = np.zeros((n_games if keep_final else 0, BOARD_SIZE), np.int8)
     done = 0
     partial = False
     bar = _progress_bar(n_games, progress, st.names, "game")
@@ -351,12 +386,15 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
             warnings.filterwarnings("ignore", message="Cannot cache compiled function")
             while done < n_games:
                 hi = min(n_games, done + chunk_size)
-                chunk = (outcome[done:hi], cube_out[done:hi])
+                rows = (outcome[done:hi], cube_out[done:hi], final[done:hi] if keep_final
+                        else final)
                 if st.lockstep:
-                    _lockstep_chunk(st, game_offset + done, *chunk)
+                    _lockstep_chunk(st, game_offset + done, *rows)
                 else:
-                    _kernel_chunk(st, game_offset + done, *chunk)
+                    _kernel_chunk(st, game_offset + done, *rows)
                 _raise_for_errors(outcome[done:hi], game_offset + done, st.names)
+                if on_chunk is not None:
+                    on_chunk(done, hi, *rows)
                 done = hi
                 if bar is not None:
                     bar.update(hi - bar.n)
@@ -365,14 +403,7 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
     finally:
         if bar is not None:
             bar.close()
-    o, c = outcome[:done], cube_out[:done]
-    winner = o[:, 0].astype(np.int8)
-    return GameResults(
-        winner=winner, kind=o[:, 1].astype(np.int8),
-        points=np.where(winner == 0, c[:, 2], -c[:, 2]).astype(np.int32),
-        plies=o[:, 2].astype(np.int16), first=o[:, 3].astype(np.int8), bots=st.names,
-        seed=st.seed, game_offset=game_offset, partial=partial,
-        meta={"rules": st.rules_text}, cube=c[:, 0].copy(), dropped=c[:, 1].astype(np.bool_))
+    return (outcome[:done], cube_out[:done], final[:done] if keep_final else None, partial)
 
 
 def _progress_bar(total, enabled, names, unit):
@@ -391,18 +422,17 @@ def _raise_for_errors(outcome, first_game, names, what="game"):
                        + (f" ({bad.size} failed in this chunk)" if bad.size > 1 else ""))
 
 
-def _kernel_chunk(st, game0, outcome, cube_out):
+def _kernel_chunk(st, game0, outcome, cube_out, final):
     n = outcome.shape[0]
-    _play.play_games(np.uint64(st.seed), np.int64(game0), max(1, min(n, st.n_threads * _TASKS_PER_THREAD)),
-                     st.start_board, st.start_side, st.use_start, st.opening, st.policies,
-                     st.point, st.extra, st.plugins[0], st.plugins[1], MAX_PLIES, st.debug,
-                     st.cfg, st.strat, st.xeff, st.met_pre, st.met_post, st.match_state,
-                     st.cplugs[0], st.cplugs[1], outcome, cube_out)
+    _play.play_games(st.seed, np.int64(game0), max(1, min(n, st.n_threads * _TASKS_PER_THREAD)),
+                     st.gcfg, st.start_board, st.rot, st.bots, st.cubes, outcome, cube_out,
+                     final)
 
 
-def _lockstep_chunk(st, game0, outcome, cube_out):
+def _lockstep_chunk(st, game0, outcome, cube_out, final):
     """Play a chunk one ply per round, calling the Python evaluators between rounds."""
     n = outcome.shape[0]
+    seed, game0 = st.seed, np.int64(game0)
     boards = np.zeros((n, BOARD_SIZE), np.int8)
     side = np.zeros(n, np.int8)
     ply = np.zeros(n, np.int64)
@@ -412,30 +442,32 @@ def _lockstep_chunk(st, game0, outcome, cube_out):
     owner = np.full(n, -1, np.int64)
     turned = np.zeros(n, np.bool_)
     alive = np.ones(n, np.bool_)
-    _play.lockstep_start(np.uint64(st.seed), np.int64(game0), st.start_board, st.start_side, st.use_start, st.cfg,
-                         boards, side, d1, d2, value, outcome)
+    cfg = st.cubes[0]
+    _play.lockstep_start(seed, game0, st.gcfg, st.start_board, cfg, boards, side, d1, d2,
+                         value, owner, turned, alive, outcome)
+    cube_out[:, 0] = value
     n_tasks = max(1, st.n_threads * _TASKS_PER_THREAD)
     while True:
         live = np.flatnonzero(alive)
-        if live.size and st.cfg[_kcube.C_ENABLED]:
-            _play.lockstep_cube(st.cfg, st.strat, st.xeff, st.met_pre, st.met_post,
-                                st.match_state, st.cplugs[0], st.cplugs[1], live, boards, side,
-                                ply, value, owner, turned, alive, outcome, cube_out)
+        if live.size and st.cube_on:
+            _play.lockstep_cube(st.gcfg, st.cubes, live, boards, side, ply, value, owner,
+                                turned, alive, outcome, cube_out)
             live = np.flatnonzero(alive)
         if live.size == 0:
             break
         dice = np.zeros((live.size, 2), np.int64)
-        _play.lockstep_dice(np.uint64(st.seed), np.int64(game0), live, ply, d1, d2, st.opening, dice)
+        _play.lockstep_dice(seed, game0, live, ply, d1, d2, st.gcfg, st.rot, dice)
         res, off = _legal_moves_batch(np.ascontiguousarray(boards[live]), dice, st.n_threads)
         choice = np.zeros(live.size, np.int64)
-        _play.lockstep_choose(np.uint64(st.seed), np.int64(game0), live, ply, side, st.policies, boards, res, off,
-                              st.point, st.extra, st.plugins[0], st.plugins[1], n_tasks, choice)
+        _play.lockstep_choose(seed, game0, live, ply, side, st.bots, boards, res, off, n_tasks,
+                              choice)
         for s, evaluate in enumerate(st.evaluators):
             if evaluate is not None:
                 _evaluate_pending(evaluate, s, live, side, res, off, choice, game0)
-        _play.lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, st.cfg,
-                             st.match_state, value, turned, outcome, cube_out, MAX_PLIES,
-                             st.debug)
+        _play.lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, st.gcfg,
+                             cfg, value, turned, outcome, cube_out)
+    if final.shape[0] == n:
+        final[:] = boards
 
 
 def _evaluate_pending(evaluate, s, live, side, res, off, choice, game0):
@@ -555,12 +587,9 @@ def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), se
             while done < n:
                 hi = min(n, done + chunk_size)
                 r = result[done:hi]
-                _play.play_matches(np.uint64(st.seed), np.int64(match_offset + done),
+                _play.play_matches(st.seed, np.int64(match_offset + done),
                                    max(1, min(hi - done, st.n_threads * _TASKS_PER_THREAD)),
-                                   length, st.start_board, st.opening, st.policies, st.point, st.extra,
-                                   st.plugins[0], st.plugins[1], MAX_PLIES, st.cfg, st.strat,
-                                   st.xeff, st.met_pre, st.met_post, st.cplugs[0], st.cplugs[1],
-                                   r)
+                                   length, st.gcfg, st.start_board, st.rot, st.bots, st.cubes, r)
                 _raise_for_errors(r, match_offset + done, st.names, "match")
                 done = hi
                 if bar is not None:
@@ -573,5 +602,5 @@ def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), se
     r = result[:done]
     return MatchResults(winner=r[:, 0].astype(np.int8), games=r[:, 1].astype(np.int16),
                         score=r[:, 2:4].astype(np.int16), bots=st.names, length=length,
-                        seed=st.seed, match_offset=match_offset, partial=partial,
+                        seed=int(st.seed), match_offset=match_offset, partial=partial,
                         meta={"rules": st.rules_text})

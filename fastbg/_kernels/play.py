@@ -11,8 +11,14 @@ Two drivers share the per-ply helpers below:
 
 Game state (struct of arrays, one row per game): ``boards`` (n, 26) int8 from the view of
 the player on roll, ``side`` (whose turn: 0 or 1, an index into the bots), ``ply`` (plies
-played), and the outcome arrays ``winner``, ``kind`` (1 single, 2 gammon, 3 backgammon),
-``plies``, ``first`` and ``error`` (0 = fine, else an ERR_* code).
+played), and the outcome rows ``(winner, kind, plies, first, error)``: kind 1 single,
+2 gammon, 3 backgammon, 0 when the game was truncated (then ``winner`` holds the side on
+roll and the final board is kept); error 0 = fine, else an ERR_* code.
+
+Per-run game settings travel as an int64 vector ``gcfg`` (indices G_*): the start
+position's side and use, the opening mode, ply limits, debug checks, the match score
+and the initial cube. ``rot`` (int64[r, 36]) holds permutations of the 36 ordered rolls
+for quasi-random dice on the first ``r`` plies (see :func:`turn_dice`).
 
 With the cube enabled (``cfg[C_ENABLED]``, see :mod:`fastbg._kernels.cube`) each turn
 starts with the cube phase, before the roll; the outcome then also holds the final cube
@@ -41,6 +47,10 @@ ERR_INVARIANT = 3    # debug mode: a step broke a board invariant
 # Opening modes (RULES.md section 2).
 OPENING_USE = 0      # the first player plays the two opening dice
 OPENING_REROLL = 1   # the first player rolls both dice afresh
+
+# gcfg entries.
+(G_START_SIDE, G_USE_START, G_OPENING, G_MAX_PLIES, G_TRUNCATE, G_DEBUG, G_AWAY0, G_AWAY1,
+ G_CRAWFORD_GAME, G_CRAWFORD_AFTER, G_CUBE_VALUE, G_CUBE_OWNER, G_SIZE) = range(13)
 
 
 @njit(cache=True)
@@ -104,8 +114,21 @@ def start_game(seed, game, start_board, start_side, use_start, board):
 
 
 @njit(cache=True)
-def turn_dice(seed, game, ply, d1, d2, opening):
-    """The dice of ``ply``: the opening dice stand for ply 0 unless the opening is re-rolled."""
+def turn_dice(seed, game, ply, d1, d2, opening, rot):
+    """The dice of ``ply``.
+
+    Quasi-random plies first (``ply < len(rot)``): game g takes ordered roll
+    ``rot[0, g % 36]`` on ply 0 and ``rot[1, (g // 36 + g) % 36]`` on ply 1, so each
+    aligned block of 36 games has every first roll (and every second roll) once and each
+    aligned block of 1,296 games every pair of first two rolls once. Then the opening
+    dice stand for ply 0 unless the opening is re-rolled; later plies are counter-based.
+    """
+    if ply < rot.shape[0]:
+        if ply == 0:
+            o = rot[0, game % 36]
+        else:
+            o = rot[1, (game // 36 + game) % 36]
+        return o // 6 + 1, o % 6 + 1
     if ply == 0 and opening == OPENING_USE:
         return d1, d2
     return _dice.roll(seed, game, ply)
@@ -123,6 +146,17 @@ def choose_builtin(policy, seed, game, ply, before, cands, k, point, extra, scor
     else:
         _pol.greedy_scores(before, cands, k, scores)
     return _pol.best_index(scores, k)
+
+
+@njit(cache=True)
+def call_scorer(plugin, before, cands, scores):
+    """Run a plug-in scorer; a no-op when ``plugin`` is None.
+
+    The None test must be on an argument of the function making the call: numba prunes
+    the call only then (the built-in specialisations stay cacheable).
+    """
+    if plugin is not None:
+        plugin(before, cands, scores)
 
 
 @njit(cache=True)
@@ -165,41 +199,54 @@ def step_ok(before, after, d1, d2):
 
 
 @njit(cache=True)
-def play_one(seed, game, start_board, start_side, use_start, opening, policies, point,
-             extra, plugin0, plugin1, max_plies, debug, cfg, strat, xeff, met_pre, met_post,
-             away0, away1, crawford_game, crawford_after, cplug0, cplug1, board, prev, out,
-             scores, probs, work, stack, hashes, slots, gen):
-    """Play one game to the end in the given scratch.
+def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
+    """Play one game to the end (or to the truncation ply) in the scratch ``scr``.
 
+    bots  = (policies int64[2], pubeval point table, pubeval extra, plugin0, plugin1)
+    cubes = (cfg, strategies int64[2], efficiency float64[2], met_pre, met_post,
+             cube plugin0, cube plugin1)
+    scr   = :func:`new_game_scratch`; its board holds the final position afterwards.
     Returns (winner, kind, plies, first, error, gen, value, dropped, points): ``gen`` is
     the caller's dedupe generation counter, advanced once per ply; ``points`` is what the
     winner scores (kind when the cube is off).
     """
-    side, d1, d2, ties = start_game(seed, game, start_board, start_side, use_start, board)
+    policies, point, extra, plugin0, plugin1 = bots
+    cfg, strat, xeff, met_pre, met_post, cplug0, cplug1 = cubes
+    board, prev, out, scores, probs, work, stack, hashes, slots = scr
+    side, d1, d2, ties = start_game(seed, game, start_board, gcfg[G_START_SIDE],
+                                    gcfg[G_USE_START] != 0, board)
     first = side
+    opening = gcfg[G_OPENING]
+    debug = gcfg[G_DEBUG] != 0
+    truncate = gcfg[G_TRUNCATE]
     cube_on = cfg[_cube.C_ENABLED] != 0
-    value = _cube.auto_double_stake(cfg, seed, game, ties) if cube_on else 1
-    owner = -1
-    turned = False
+    away0 = gcfg[G_AWAY0]
+    away1 = gcfg[G_AWAY1]
+    value = gcfg[G_CUBE_VALUE]
+    owner = gcfg[G_CUBE_OWNER]
+    turned = owner >= 0
+    if cube_on and gcfg[G_USE_START] == 0:
+        value = _cube.auto_double_stake(cfg, seed, game, ties)
     ply = 0
     while True:
+        if truncate >= 0 and ply >= truncate:
+            return side, 0, ply, first, 0, gen, value, False, 0
         if cube_on:
             value, owner, turned, over, w, pts = _cube.cube_phase(
                 cfg, strat, xeff, met_pre, met_post, side, board, value, owner, turned,
-                away0, away1, crawford_game, crawford_after, cplug0, cplug1, probs)
+                away0, away1, gcfg[G_CRAWFORD_GAME] != 0, gcfg[G_CRAWFORD_AFTER] != 0,
+                cplug0, cplug1, probs)
             if over:
                 return w, 1, ply, first, 0, gen, value, True, pts
-        r1, r2 = turn_dice(seed, game, ply, d1, d2, opening)
+        r1, r2 = turn_dice(seed, game, ply, d1, d2, opening, rot)
         gen += 1
         k = _mg.generate(board, r1, r2, out, 0, work, stack, hashes, slots, gen)
         policy = policies[side]
         if policy == _pol.PLUGIN and k > 1:
             if side == 0:
-                if plugin0 is not None:
-                    plugin0(board, out[:k], scores[:k])
+                call_scorer(plugin0, board, out[:k], scores[:k])
             else:
-                if plugin1 is not None:
-                    plugin1(board, out[:k], scores[:k])
+                call_scorer(plugin1, board, out[:k], scores[:k])
             idx = _pol.best_index(scores, k)
         elif policy == _pol.PLUGIN:
             idx = 0
@@ -221,7 +268,7 @@ def play_one(seed, game, start_board, start_side, use_start, opening, policies, 
             if cube_on:
                 pts = _cube.settle(cfg, value, turned, kind, away0 if side == 0 else away1)
             return side, kind, ply, first, 0, gen, value, False, pts
-        if ply >= max_plies:
+        if ply >= gcfg[G_MAX_PLIES]:
             return side, 0, ply, first, ERR_TOO_LONG, gen, value, False, 0
         flip_inplace(board)
         side ^= 1
@@ -237,29 +284,25 @@ def new_game_scratch():
 
 
 @njit(parallel=True, cache=True)
-def play_games(seed, game0, n_tasks, start_board, start_side, use_start, opening, policies,
-               point, extra, plugin0, plugin1, max_plies, debug, cfg, strat, xeff, met_pre,
-               met_post, match_state, cplug0, cplug1, outcome, cube_out):
+def play_games(seed, game0, n_tasks, gcfg, start_board, rot, bots, cubes, outcome, cube_out,
+               final):
     """Play games ``game0 .. game0 + n - 1`` (n = len(outcome)) in ``n_tasks`` parallel tasks.
 
     outcome  (n, 5) int32: winner, kind, plies, first, error per game.
     cube_out (n, 3) int32: final cube value, dropped (0/1), points won by the winner.
-    match_state int64[4]: away0, away1, crawford_game, crawford_after (match rules only).
+    final    (n, 26) int8 receives each game's last board when truncating, else (0, 26).
     Each task plays a contiguous slice of games with its own scratch, allocated once.
     """
     n = outcome.shape[0]
+    keep = final.shape[0] == n
     for t in prange(n_tasks):
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
-        board, prev, out, scores, probs, work, stack, hashes, slots = new_game_scratch()
+        scr = new_game_scratch()
         gen = 0
         for g in range(lo, hi):
             w, kd, pl, fi, err, gen, val, drp, pts = play_one(
-                seed, game0 + g, start_board, start_side, use_start, opening, policies,
-                point, extra, plugin0, plugin1, max_plies, debug, cfg, strat, xeff, met_pre,
-                met_post, match_state[0], match_state[1], match_state[2] != 0,
-                match_state[3] != 0, cplug0, cplug1, board, prev, out, scores, probs, work,
-                stack, hashes, slots, gen)
+                seed, game0 + g, gcfg, start_board, rot, bots, cubes, scr, gen)
             outcome[g, 0] = w
             outcome[g, 1] = kd
             outcome[g, 2] = pl
@@ -268,12 +311,14 @@ def play_games(seed, game0, n_tasks, start_board, start_side, use_start, opening
             cube_out[g, 0] = val
             cube_out[g, 1] = drp
             cube_out[g, 2] = pts
+            if keep:
+                board = scr[0]
+                for i in range(BOARD_SIZE):
+                    final[g, i] = board[i]
 
 
 @njit(parallel=True, cache=True)
-def play_matches(seed, match0, n_tasks, length, start_board, opening, policies, point, extra,
-                 plugin0, plugin1, max_plies, cfg, strat, xeff, met_pre, met_post, cplug0,
-                 cplug1, result):
+def play_matches(seed, match0, n_tasks, length, gcfg, start_board, rot, bots, cubes, result):
     """Play whole matches to ``length`` points, matches ``match0 .. match0 + n - 1``.
 
     Every game starts from ``start_board`` (the starting position) with the opening roll.
@@ -284,10 +329,12 @@ def play_matches(seed, match0, n_tasks, length, start_board, opening, policies, 
     (when ``cfg[C_CRAWFORD_RULE]``); points past the length count only as a win.
     """
     n = result.shape[0]
+    cfg = cubes[0]
     for t in prange(n_tasks):
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
-        board, prev, out, scores, probs, work, stack, hashes, slots = new_game_scratch()
+        scr = new_game_scratch()
+        g_cfg = gcfg.copy()
         gen = 0
         for m in range(lo, hi):
             s0 = 0
@@ -300,13 +347,14 @@ def play_matches(seed, match0, n_tasks, length, start_board, opening, policies, 
                 a1 = length - s1
                 craw = (cfg[_cube.C_CRAWFORD_RULE] != 0 and not crawford_done
                         and (a0 == 1 or a1 == 1))
-                craw_after = cfg[_cube.C_CRAWFORD_RULE] != 0 and not crawford_done and not craw
+                g_cfg[G_AWAY0] = a0
+                g_cfg[G_AWAY1] = a1
+                g_cfg[G_CRAWFORD_GAME] = craw
+                g_cfg[G_CRAWFORD_AFTER] = (cfg[_cube.C_CRAWFORD_RULE] != 0
+                                           and not crawford_done and not craw)
                 key = ((match0 + m) << 16) | games
                 w, kd, pl, fi, e, gen, val, drp, pts = play_one(
-                    seed, key, start_board, 0, False, opening, policies, point, extra, plugin0,
-                    plugin1, max_plies, False, cfg, strat, xeff, met_pre, met_post, a0, a1,
-                    craw, craw_after, cplug0, cplug1, board, prev, out, scores, probs, work,
-                    stack, hashes, slots, gen)
+                    seed, key, g_cfg, start_board, rot, bots, cubes, scr, gen)
                 games += 1
                 if e != 0:
                     err = e
@@ -329,32 +377,38 @@ def play_matches(seed, match0, n_tasks, length, start_board, opening, policies, 
 # turned, alive; outcome and cube_out as in play_games.
 
 @njit(parallel=True, cache=True)
-def lockstep_start(seed, game0, start_board, start_side, use_start, cfg, boards, side, d1,
-                   d2, value, outcome):
+def lockstep_start(seed, game0, gcfg, start_board, cfg, boards, side, d1, d2, value, owner,
+                   turned, alive, outcome):
     """Set up games game0 .. game0 + n - 1 (n = len(side)) for lock-step play."""
     for g in prange(side.shape[0]):
-        s, a, b, ties = start_game(seed, game0 + g, start_board, start_side, use_start,
-                                   boards[g])
+        s, a, b, ties = start_game(seed, game0 + g, start_board, gcfg[G_START_SIDE],
+                                   gcfg[G_USE_START] != 0, boards[g])
         side[g] = s
         outcome[g, 3] = s
         d1[g] = a
         d2[g] = b
-        value[g] = 1
-        if cfg[_cube.C_ENABLED] != 0:
+        value[g] = gcfg[G_CUBE_VALUE]
+        owner[g] = gcfg[G_CUBE_OWNER]
+        turned[g] = gcfg[G_CUBE_OWNER] >= 0
+        if cfg[_cube.C_ENABLED] != 0 and gcfg[G_USE_START] == 0:
             value[g] = _cube.auto_double_stake(cfg, seed, game0 + g, ties)
+        if gcfg[G_TRUNCATE] == 0:
+            alive[g] = False
+            outcome[g, 0] = s
 
 
 @njit(parallel=True, cache=True)
-def lockstep_cube(cfg, strat, xeff, met_pre, met_post, match_state, cplug0, cplug1, live,
-                  boards, side, ply, value, owner, turned, alive, outcome, cube_out):
+def lockstep_cube(gcfg, cubes, live, boards, side, ply, value, owner, turned, alive, outcome,
+                  cube_out):
     """The cube phase of every live game (before its roll); ends games with a drop."""
+    cfg, strat, xeff, met_pre, met_post, cplug0, cplug1 = cubes
     for j in prange(live.shape[0]):
         g = live[j]
         probs = np.zeros(5)
         v, o, tr, over, w, pts = _cube.cube_phase(
             cfg, strat, xeff, met_pre, met_post, side[g], boards[g], value[g], owner[g],
-            turned[g], match_state[0], match_state[1], match_state[2] != 0,
-            match_state[3] != 0, cplug0, cplug1, probs)
+            turned[g], gcfg[G_AWAY0], gcfg[G_AWAY1], gcfg[G_CRAWFORD_GAME] != 0,
+            gcfg[G_CRAWFORD_AFTER] != 0, cplug0, cplug1, probs)
         value[g] = v
         owner[g] = o
         turned[g] = tr
@@ -369,23 +423,23 @@ def lockstep_cube(cfg, strat, xeff, met_pre, met_post, match_state, cplug0, cplu
 
 
 @njit(cache=True)
-def lockstep_dice(seed, game0, live, ply, d1, d2, opening, dice):
+def lockstep_dice(seed, game0, live, ply, d1, d2, gcfg, rot, dice):
     """dice[j] = the roll of game live[j] at its current ply."""
     for j in range(live.shape[0]):
         g = live[j]
-        r1, r2 = turn_dice(seed, game0 + g, ply[g], d1[g], d2[g], opening)
+        r1, r2 = turn_dice(seed, game0 + g, ply[g], d1[g], d2[g], gcfg[G_OPENING], rot)
         dice[j, 0] = r1
         dice[j, 1] = r2
 
 
 @njit(parallel=True, cache=True)
-def lockstep_choose(seed, game0, live, ply, side, policies, boards, res, off, point, extra,
-                    plugin0, plugin1, n_tasks, choice):
+def lockstep_choose(seed, game0, live, ply, side, bots, boards, res, off, n_tasks, choice):
     """choice[j] for game live[j] whose candidates are res[off[j]:off[j + 1]].
 
     Built-in and plug-in bots choose here; games whose mover is a Python evaluator get
     -2 (to be filled by the caller) unless they have a single candidate; -1 marks a NaN.
     """
+    policies, point, extra, plugin0, plugin1 = bots
     m = live.shape[0]
     for t in prange(n_tasks):
         scores = np.zeros(MAX_RESULTS)
@@ -400,11 +454,9 @@ def lockstep_choose(seed, game0, live, ply, side, policies, boards, res, off, po
                 choice[j] = -2
             elif policy == _pol.PLUGIN:
                 if side[g] == 0:
-                    if plugin0 is not None:
-                        plugin0(boards[g], cands, scores[:k])
+                    call_scorer(plugin0, boards[g], cands, scores[:k])
                 else:
-                    if plugin1 is not None:
-                        plugin1(boards[g], cands, scores[:k])
+                    call_scorer(plugin1, boards[g], cands, scores[:k])
                 choice[j] = _pol.best_index(scores, k)
             else:
                 choice[j] = choose_builtin(policy, seed, game0 + g, ply[g], boards[g], cands,
@@ -420,8 +472,8 @@ def segment_best(scores, seg_off, out):
 
 
 @njit(parallel=True, cache=True)
-def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, cfg, match_state,
-                   value, turned, outcome, cube_out, max_plies, debug):
+def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, gcfg, cfg, value,
+                   turned, outcome, cube_out):
     """Play the chosen result of every game in ``live``; finish games that end."""
     for j in prange(live.shape[0]):
         g = live[j]
@@ -429,7 +481,8 @@ def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, cfg, 
         err = 0
         if c < 0:
             err = ERR_NAN
-        elif debug and not step_ok(boards[g], res[off[j] + c], dice[j, 0], dice[j, 1]):
+        elif gcfg[G_DEBUG] != 0 and not step_ok(boards[g], res[off[j] + c], dice[j, 0],
+                                                 dice[j, 1]):
             err = ERR_INVARIANT
         if err == 0:
             b = boards[g]
@@ -441,7 +494,7 @@ def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, cfg, 
                 kind = win_kind(b)
                 pts = kind
                 if cfg[_cube.C_ENABLED] != 0:
-                    away = match_state[0] if side[g] == 0 else match_state[1]
+                    away = gcfg[G_AWAY0] if side[g] == 0 else gcfg[G_AWAY1]
                     pts = _cube.settle(cfg, value[g], turned[g], kind, away)
                 alive[g] = False
                 outcome[g, 0] = side[g]
@@ -450,11 +503,16 @@ def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, cfg, 
                 cube_out[g, 0] = value[g]
                 cube_out[g, 2] = pts
                 continue
-            if ply[g] >= max_plies:
+            if ply[g] >= gcfg[G_MAX_PLIES]:
                 err = ERR_TOO_LONG
             else:
                 flip_inplace(b)
                 side[g] ^= 1
+                if gcfg[G_TRUNCATE] >= 0 and ply[g] >= gcfg[G_TRUNCATE]:
+                    alive[g] = False        # truncated: kind 0, winner = side on roll
+                    outcome[g, 0] = side[g]
+                    outcome[g, 2] = ply[g]
+                    cube_out[g, 0] = value[g]
                 continue
         alive[g] = False
         outcome[g, 0] = side[g]
