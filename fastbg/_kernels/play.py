@@ -518,3 +518,18 @@ def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, gcfg,
         outcome[g, 0] = side[g]
         outcome[g, 2] = ply[g]
         outcome[g, 4] = err
+
+
+@njit(parallel=True, cache=True)
+def choose_segments(policy, seed, game0, games, ply, befores, res, off, point, extra, choice):
+    """choice[i]: a built-in policy's pick among res[off[i]:off[i + 1]] for game games[i].
+
+    Used by rollouts with variance reduction, which score every roll's move; the random
+    policy draws the same index it would draw in play (same game, ply and count).
+    """
+    for i in prange(games.shape[0]):
+        scores = np.zeros(MAX_RESULTS)
+        g = games[i]
+        k = off[i + 1] - off[i]
+        choice[i] = choose_builtin(policy, seed, game0 + g, ply[g], befores[i],
+                                   res[off[i]:off[i + 1]], k, point, extra, scores)
