@@ -158,6 +158,22 @@ def evaluate(positions):
     return scores
 
 
+def probabilities(boards):
+    """GNU Backgammon's 0-ply probabilities for the player on roll of each board.
+
+    ``boards``: int8 (m, 26) interchange boards, player on roll. Returns float64 (m, 5):
+    win, win gammon, win backgammon, lose gammon, lose backgammon (gammons include
+    backgammons). Usable as the evaluator of rollouts and cube strategies.
+    """
+    gnubg_nn = _module()
+    b = validate(boards)
+    if b.ndim != 2:
+        raise ValueError(f"probabilities takes a batch of shape (m, {BOARD_SIZE}); got {b.shape}")
+    rows = _gnubg_rows(b).tolist()
+    prob = gnubg_nn.probabilities
+    return np.array([prob(r, 0) for r in rows], dtype=np.float64).reshape(-1, 5)
+
+
 def gnubg_bot():
     """A :class:`fastbg.EvaluatorBot` that plays GNU Backgammon's 0-ply cubeless choice.
 
