@@ -13,6 +13,7 @@ from .threads import threads
 from .bots import ScorerBot, EvaluatorBot
 from .sim import play, play_matches, GameResults, MatchResults, BotError
 from .cube_strategies import JanowskiCube
+from .rollout import rollout, RolloutResult
 from . import cube, met
 from .rules import MoneyRules, MatchRules
 from .cubegame import CubeGame, IllegalCubeAction
@@ -28,6 +29,6 @@ __all__ = [
     "legal_moves", "legal_moves_batch",
     "threads",
     "play", "play_matches", "GameResults", "MatchResults", "BotError", "ScorerBot",
-    "EvaluatorBot", "JanowskiCube", "cube", "met",
+    "EvaluatorBot", "JanowskiCube", "cube", "met", "rollout", "RolloutResult",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
 ]

@@ -220,12 +220,198 @@ def play(bots, games, seed, threads, offset, opening, money, match_length, cube_
         res.save(save_path)
 
 
+@main.command()
+@click.argument("position")
+@click.option("--trials", default=1296, show_default=True, type=click.IntRange(1),
+              help="Number of trials (multiples of 1,296 use the quasi-random dice fully).")
+@click.option("--bot", default="pubeval", show_default=True,
+              help="Bot playing both sides: random, pubeval, greedy, gnubg.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1))
+@click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
+@click.option("--rotate/--no-rotate", default=True, show_default=True,
+              help="Quasi-random dice for the first two rolls.")
+@click.option("--truncate", type=click.IntRange(0), default=None,
+              help="Stop trials after this many plies and score them with --evaluator.")
+@click.option("--vr", "variance_reduction", is_flag=True,
+              help="Variance reduction (luck adjustment) with --evaluator.")
+@click.option("--evaluator", default=None, type=click.Choice(["race", "gnubg"]),
+              help="Probabilities for truncation and variance reduction.")
+@click.option("--money", is_flag=True, help="Also estimate the cubeful money equity.")
+@click.option("--match", "match_length", type=click.IntRange(1), default=None,
+              help="Also estimate the match-winning chance (an XGID gives the score).")
+@click.option("--cube", "cube_text", default="race,race", show_default=True,
+              help="Cube strategies for the cubeful estimate.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False),
+              help="Append results to this file as chunks finish (JSON lines).")
+@click.option("--resume", is_flag=True, help="Continue the rollout saved in --out.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write the estimates as JSON.")
+def rollout(position, trials, bot, seed, threads, rotate, truncate, variance_reduction,
+            evaluator, money, match_length, cube_text, out_path, resume, progress, json_path):
+    """Roll out POSITION: a gnubg Position ID or an XGID, the player on roll to roll.
+
+    Prints the five cubeless probabilities, the cubeless equity and, with --money or
+    --match, the cubeful estimate, each with its standard error. With --out the results
+    are appended chunk by chunk; after Ctrl-C or a crash, --resume continues and gives
+    exactly the figures of an uninterrupted run.
+
+    \b
+    Examples:
+      fastbg rollout 4HPwATDgc/ABMA --trials 100000
+      fastbg rollout 4HPwATDgc/ABMA --trials 12960 --out r.jsonl   (Ctrl-C, then --resume)
+      fastbg rollout "XGID=-BBABBBbB---c-----B-babcb-:0:0:1:00:2:1:0:5:10" --match 5
+    """
+    import fastbg
+    if money and match_length:
+        raise click.UsageError("choose --money or --match, not both")
+    if resume and not out_path:
+        raise click.UsageError("--resume needs --out")
+    rules = None
+    if money:
+        rules = fastbg.MoneyRules()
+    elif match_length:
+        rules = fastbg.MatchRules(match_length)
+    t0 = time.perf_counter()
+    try:
+        res = fastbg.rollout(position, trials=trials, bot=bot, seed=seed, rules=rules,
+                             truncate=truncate, rotate=rotate,
+                             variance_reduction=variance_reduction, evaluator=evaluator,
+                             cube=_pair(cube_text, "--cube"), threads=threads,
+                             progress=progress, out=out_path, resume=resume)
+    except (ValueError, TypeError, ImportError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:
+        raise click.ClickException("interrupted before the first chunk finished") from None
+    dt = time.perf_counter() - t0
+    click.echo(res.table())
+    click.echo(f"time             {dt:.2f} s ({res.trials / dt:,.0f} trials/s)")
+    if res.partial and out_path:
+        click.echo(f"interrupted: continue with the same command and --resume (file {out_path})")
+    if json_path:
+        d = res.to_dict()
+        d["seconds"] = dt
+        with open(json_path, "w") as f:
+            json.dump(d, f, indent=2)
+
+
 def _pair(text, option):
     pair = tuple(b.strip() for b in text.split(","))
     if len(pair) != 2 or not all(pair):
         raise click.BadParameter(f"give two names separated by a comma, got {text!r}",
                                  param_hint=option)
     return pair
+
+
+@main.command()
+@click.option("--bots", required=True,
+              help="Two or more bots, comma-separated: random, pubeval, greedy (gnubg with "
+                   "the gnubg extra).")
+@click.option("--games", default=10_000, show_default=True, type=click.IntRange(1),
+              help="Games per pair (matches with --match); even with duplicate play.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1),
+              help="Random seed: the same seed replays the same tournament.")
+@click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
+@click.option("--duplicate/--no-duplicate", default=True, show_default=True,
+              help="Play every deal twice, same dice, seats swapped.")
+@click.option("--money", is_flag=True, help="Money play with the cube (see the money options).")
+@click.option("--match", "match_length", type=click.IntRange(1), default=None,
+              help="Play whole matches to this many points (with the cube).")
+@click.option("--cube", "cube_text", default="race", show_default=True,
+              help="Every bot's cube strategy with --money/--match: never or race.")
+@click.option("--jacoby/--no-jacoby", default=True, show_default=True, help="Money: Jacoby rule.")
+@click.option("--beavers", is_flag=True, help="Money: allow beavers.")
+@click.option("--raccoons", is_flag=True, help="Money: allow raccoons (needs --beavers).")
+@click.option("--auto-doubles", default=0, show_default=True, type=click.IntRange(0),
+              help="Money: automatic doubles on opening ties, at most this many (0 = off).")
+@click.option("--max-cube", default="64", show_default=True,
+              help="Highest cube value, or 'none' for no limit.")
+@click.option("--crawford/--no-crawford", default=True, show_default=True,
+              help="Match: Crawford rule.")
+@click.option("--chunk", "chunk_size", default=2000, show_default=True, type=click.IntRange(1),
+              help="Games per pair between saves to --out.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
+              help="Append results here as chunks finish (JSON lines), to resume or reload.")
+@click.option("--resume", is_flag=True, help="Continue the tournament in --out.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True, allow_dash=True),
+              help="Write every figure as JSON ('-': to stdout, instead of the table).")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True),
+              help="Draw the points-per-game matrix as a PNG (needs the plot extra).")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
+def tournament(bots, games, seed, threads, duplicate, money, match_length, cube_text, jacoby,
+               beavers, raccoons, auto_doubles, max_cube, crawford, chunk_size, out_path,
+               resume, json_path, plot_path, progress):
+    """Play a round robin between bots: ratings, points per game, win and gammon rates.
+
+    Every pair plays --games games (cubeless money games by default; --money with the
+    cube, --match N whole matches). With duplicate play (the default) each deal is played
+    twice with the same dice and the seats swapped, which takes much of the luck out.
+    With --out every finished chunk is saved at once: Ctrl-C or a crash loses at most a
+    chunk, and --resume continues to the same figures an uninterrupted run gives.
+
+    \b
+    Examples:
+      fastbg tournament --bots random,greedy,pubeval --games 20000
+      fastbg tournament --bots greedy,pubeval,gnubg --games 100000 --out t.jsonl --plot t.png
+      fastbg tournament --bots greedy,pubeval --match 7 --games 2000 --json -
+    """
+    import fastbg
+    from fastbg import tournament as _tournament
+    names = [b.strip() for b in bots.split(",")]
+    if len(names) < 2 or not all(names):
+        raise click.BadParameter(f"give two or more names separated by commas, got {bots!r}",
+                                 param_hint="--bots")
+    if money and match_length:
+        raise click.UsageError("choose --money or --match, not both")
+    if resume and not out_path:
+        raise click.UsageError("--resume continues the file given by --out")
+    cubes = {c.strip() for c in cube_text.split(",")}
+    if len(cubes) != 1:
+        raise click.BadParameter("every bot plays the same cube strategy in a tournament",
+                                 param_hint="--cube")
+    try:
+        if plot_path:
+            _tournament.check_plot()     # fail now, not after the games
+        limit = _max_cube(max_cube)
+        rules = None
+        if match_length:
+            rules = fastbg.MatchRules(match_length, crawford=crawford, max_cube=limit)
+        elif money:
+            rules = fastbg.MoneyRules(jacoby=jacoby, beavers=beavers, raccoons=raccoons,
+                                      auto_doubles=auto_doubles > 0,
+                                      auto_double_limit=max(auto_doubles, 1), max_cube=limit)
+        t0 = time.perf_counter()
+        before = (_tournament.TournamentResults.load(out_path).games_played
+                  if resume and out_path and _nonempty(out_path) else 0)
+        res = _tournament.tournament(names, games, seed, rules=rules, duplicate=duplicate,
+                                     cube=cubes.pop() if rules is not None else None,
+                                     out=out_path, resume=resume, progress=progress,
+                                     threads=threads, chunk_size=chunk_size)
+    except (ValueError, TypeError, ImportError, FileExistsError) as exc:
+        raise click.ClickException(str(exc)) from None
+    dt = time.perf_counter() - t0
+    played = res.games_played - before
+    unit = "matches" if match_length else "games"
+    if json_path == "-":
+        click.echo(res.to_json())
+    else:
+        click.echo(res.table())
+        click.echo(f"\ntime: {dt:.2f} s, {played:,} {unit} played ({played / dt:,.0f} {unit}/s)")
+        if json_path:
+            with open(json_path, "w") as f:
+                f.write(res.to_json() + "\n")
+    if plot_path:
+        res.plot(plot_path)
+    if res.partial:
+        click.echo(f"interrupted: {res.games_played:,} of {res.games_total:,} {unit} done"
+                   + (f"; continue with --resume --out {out_path}" if out_path else ""),
+                   err=True)
+        raise SystemExit(130)
+
+
+def _nonempty(path):
+    import os
+    return os.path.exists(path) and os.path.getsize(path) > 0
 
 
 if __name__ == "__main__":
