@@ -14,7 +14,7 @@ from .bots import ScorerBot, EvaluatorBot
 from .sim import play, play_matches, GameResults, MatchResults, BotError
 from .cube_strategies import JanowskiCube
 from .rollout import rollout, RolloutResult
-from . import cube, met
+from . import cube, met, evaluators
 from .rules import MoneyRules, MatchRules
 from .cubegame import CubeGame, IllegalCubeAction
 from .match import Match, Session
@@ -29,6 +29,6 @@ __all__ = [
     "legal_moves", "legal_moves_batch",
     "threads",
     "play", "play_matches", "GameResults", "MatchResults", "BotError", "ScorerBot",
-    "EvaluatorBot", "JanowskiCube", "cube", "met", "rollout", "RolloutResult",
+    "EvaluatorBot", "JanowskiCube", "cube", "met", "evaluators", "rollout", "RolloutResult",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
 ]
