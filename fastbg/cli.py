@@ -333,7 +333,8 @@ def _pair(text, option):
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Append results here as chunks finish (JSON lines), to resume or reload.")
 @click.option("--resume", is_flag=True, help="Continue the tournament in --out.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True, allow_dash=True),
+@click.option("--json", "json_path",
+              type=click.Path(dir_okay=False, writable=True, allow_dash=True),
               help="Write every figure as JSON ('-': to stdout, instead of the table).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True),
               help="Draw the points-per-game matrix as a PNG (needs the plot extra).")
@@ -356,7 +357,8 @@ def tournament(bots, games, seed, threads, duplicate, money, match_length, cube_
       fastbg tournament --bots greedy,pubeval --match 7 --games 2000 --json -
     """
     import fastbg
-    from fastbg import tournament as _tournament
+    # the module, not the function of the same name that fastbg may export
+    from fastbg.tournament import TournamentResults, check_plot, tournament as play_round_robin
     names = [b.strip() for b in bots.split(",")]
     if len(names) < 2 or not all(names):
         raise click.BadParameter(f"give two or more names separated by commas, got {bots!r}",
@@ -371,7 +373,7 @@ def tournament(bots, games, seed, threads, duplicate, money, match_length, cube_
                                  param_hint="--cube")
     try:
         if plot_path:
-            _tournament.check_plot()     # fail now, not after the games
+            check_plot()                 # fail now, not after the games
         limit = _max_cube(max_cube)
         rules = None
         if match_length:
@@ -381,12 +383,11 @@ def tournament(bots, games, seed, threads, duplicate, money, match_length, cube_
                                       auto_doubles=auto_doubles > 0,
                                       auto_double_limit=max(auto_doubles, 1), max_cube=limit)
         t0 = time.perf_counter()
-        before = (_tournament.TournamentResults.load(out_path).games_played
-                  if resume and out_path and _nonempty(out_path) else 0)
-        res = _tournament.tournament(names, games, seed, rules=rules, duplicate=duplicate,
-                                     cube=cubes.pop() if rules is not None else None,
-                                     out=out_path, resume=resume, progress=progress,
-                                     threads=threads, chunk_size=chunk_size)
+        before = _games_saved(TournamentResults, out_path) if resume else 0
+        res = play_round_robin(names, games, seed, rules=rules, duplicate=duplicate,
+                               cube=cubes.pop() if rules is not None else None,
+                               out=out_path, resume=resume, progress=progress,
+                               threads=threads, chunk_size=chunk_size)
     except (ValueError, TypeError, ImportError, FileExistsError) as exc:
         raise click.ClickException(str(exc)) from None
     dt = time.perf_counter() - t0
@@ -409,9 +410,12 @@ def tournament(bots, games, seed, threads, duplicate, money, match_length, cube_
         raise SystemExit(130)
 
 
-def _nonempty(path):
-    import os
-    return os.path.exists(path) and os.path.getsize(path) > 0
+def _games_saved(results_class, path):
+    """Games already in a tournament file (0 when there is none to read)."""
+    try:
+        return results_class.load(path).games_played
+    except (OSError, ValueError):
+        return 0            # missing or unreadable: the tournament call says what is wrong
 
 
 if __name__ == "__main__":
