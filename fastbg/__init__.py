@@ -14,6 +14,7 @@ from .bots import ScorerBot, EvaluatorBot
 from .sim import play, play_matches, GameResults, MatchResults, BotError
 from .cube_strategies import JanowskiCube
 from .rollout import rollout, RolloutResult
+from .tournament import tournament, TournamentResults, TournamentFileError, pair_seed
 from . import cube, met, evaluators
 from .rules import MoneyRules, MatchRules
 from .cubegame import CubeGame, IllegalCubeAction
@@ -30,5 +31,6 @@ __all__ = [
     "threads",
     "play", "play_matches", "GameResults", "MatchResults", "BotError", "ScorerBot",
     "EvaluatorBot", "JanowskiCube", "cube", "met", "evaluators", "rollout", "RolloutResult",
+    "tournament", "TournamentResults", "TournamentFileError", "pair_seed",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
 ]
