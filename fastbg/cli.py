@@ -125,6 +125,49 @@ def demo(repeat, threads, games, json_path):
         raise SystemExit(1)
 
 
+def _rules_options(cube_default, cube_help):
+    """The rule options shared by ``play`` and ``tournament`` (money, match, cube)."""
+    options = [
+        click.option("--money", is_flag=True,
+                     help="Money play with the cube (see the money options)."),
+        click.option("--match", "match_length", type=click.IntRange(1), default=None,
+                     help="Play whole matches to this many points (with the cube)."),
+        click.option("--cube", "cube_text", default=cube_default, show_default=True,
+                     help=cube_help),
+        click.option("--jacoby/--no-jacoby", default=True, show_default=True,
+                     help="Money: Jacoby rule."),
+        click.option("--beavers", is_flag=True, help="Money: allow beavers."),
+        click.option("--raccoons", is_flag=True, help="Money: allow raccoons (needs --beavers)."),
+        click.option("--auto-doubles", default=0, show_default=True, type=click.IntRange(0),
+                     help="Money: automatic doubles on opening ties, at most this many (0 = off)."),
+        click.option("--max-cube", default="64", show_default=True,
+                     help="Highest cube value, or 'none' for no limit."),
+        click.option("--crawford/--no-crawford", default=True, show_default=True,
+                     help="Match: Crawford rule."),
+    ]
+
+    def apply(f):
+        for option in reversed(options):
+            f = option(f)
+        return f
+    return apply
+
+
+def _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles, max_cube, crawford):
+    """MoneyRules, MatchRules or None (cubeless) from the shared options."""
+    import fastbg
+    if money and match_length:
+        raise click.UsageError("choose --money or --match, not both")
+    limit = _max_cube(max_cube)
+    if match_length:
+        return fastbg.MatchRules(match_length, crawford=crawford, max_cube=limit)
+    if money:
+        return fastbg.MoneyRules(jacoby=jacoby, beavers=beavers, raccoons=raccoons,
+                                 auto_doubles=auto_doubles > 0,
+                                 auto_double_limit=max(auto_doubles, 1), max_cube=limit)
+    return None
+
+
 def _max_cube(text):
     if text.lower() in ("none", "unlimited"):
         return None
@@ -147,20 +190,8 @@ def _max_cube(text):
               help="First game (match) index, to play one shard of a larger run.")
 @click.option("--opening", type=click.Choice(["use", "reroll"]), default="use", show_default=True,
               help="First player plays the opening dice, or rolls afresh.")
-@click.option("--money", is_flag=True, help="Money play with the cube (see the money options).")
-@click.option("--match", "match_length", type=click.IntRange(1), default=None,
-              help="Play whole matches to this many points (with the cube).")
-@click.option("--cube", "cube_text", default="race,race", show_default=True,
-              help="Cube strategies with --money/--match: never or race, comma-separated.")
-@click.option("--jacoby/--no-jacoby", default=True, show_default=True, help="Money: Jacoby rule.")
-@click.option("--beavers", is_flag=True, help="Money: allow beavers.")
-@click.option("--raccoons", is_flag=True, help="Money: allow raccoons (needs --beavers).")
-@click.option("--auto-doubles", default=0, show_default=True, type=click.IntRange(0),
-              help="Money: automatic doubles on opening ties, at most this many (0 = off).")
-@click.option("--max-cube", default="64", show_default=True,
-              help="Highest cube value, or 'none' for no limit.")
-@click.option("--crawford/--no-crawford", default=True, show_default=True,
-              help="Match: Crawford rule.")
+@_rules_options(cube_default="race,race",
+                cube_help="Cube strategies with --money/--match: never or race, comma-separated.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the summary as JSON.")
@@ -182,23 +213,17 @@ def play(bots, games, seed, threads, offset, opening, money, match_length, cube_
     """
     import fastbg
     pair = _pair(bots, "--bots")
-    if money and match_length:
-        raise click.UsageError("choose --money or --match, not both")
     cube = _pair(cube_text, "--cube")
     t0 = time.perf_counter()
     try:
-        limit = _max_cube(max_cube)
+        rules = _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles, max_cube,
+                       crawford)
         if match_length:
             res = fastbg.play_matches(games, match_length, pair, cube=cube, seed=seed,
-                                      threads=threads, crawford=crawford, max_cube=limit,
-                                      opening=opening, match_offset=offset, progress=progress)
+                                      threads=threads, crawford=crawford,
+                                      max_cube=rules.max_cube, opening=opening,
+                                      match_offset=offset, progress=progress)
         else:
-            rules = None
-            if money:
-                rules = fastbg.MoneyRules(jacoby=jacoby, beavers=beavers, raccoons=raccoons,
-                                          auto_doubles=auto_doubles > 0,
-                                          auto_double_limit=max(auto_doubles, 1),
-                                          max_cube=limit)
             res = fastbg.play(games, pair, seed=seed, threads=threads, progress=progress,
                               opening=opening, game_offset=offset, rules=rules,
                               cube=cube if money else None)
@@ -314,20 +339,8 @@ def _pair(text, option):
 @click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
 @click.option("--duplicate/--no-duplicate", default=True, show_default=True,
               help="Play every deal twice, same dice, seats swapped.")
-@click.option("--money", is_flag=True, help="Money play with the cube (see the money options).")
-@click.option("--match", "match_length", type=click.IntRange(1), default=None,
-              help="Play whole matches to this many points (with the cube).")
-@click.option("--cube", "cube_text", default="race", show_default=True,
-              help="Every bot's cube strategy with --money/--match: never or race.")
-@click.option("--jacoby/--no-jacoby", default=True, show_default=True, help="Money: Jacoby rule.")
-@click.option("--beavers", is_flag=True, help="Money: allow beavers.")
-@click.option("--raccoons", is_flag=True, help="Money: allow raccoons (needs --beavers).")
-@click.option("--auto-doubles", default=0, show_default=True, type=click.IntRange(0),
-              help="Money: automatic doubles on opening ties, at most this many (0 = off).")
-@click.option("--max-cube", default="64", show_default=True,
-              help="Highest cube value, or 'none' for no limit.")
-@click.option("--crawford/--no-crawford", default=True, show_default=True,
-              help="Match: Crawford rule.")
+@_rules_options(cube_default="race",
+                cube_help="Every bot's cube strategy with --money/--match: never or race.")
 @click.option("--chunk", "chunk_size", default=2000, show_default=True, type=click.IntRange(1),
               help="Games per pair between saves to --out.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
@@ -363,8 +376,6 @@ def tournament(bots, games, seed, threads, duplicate, money, match_length, cube_
     if len(names) < 2 or not all(names):
         raise click.BadParameter(f"give two or more names separated by commas, got {bots!r}",
                                  param_hint="--bots")
-    if money and match_length:
-        raise click.UsageError("choose --money or --match, not both")
     if resume and not out_path:
         raise click.UsageError("--resume continues the file given by --out")
     cubes = {c.strip() for c in cube_text.split(",")}
@@ -374,14 +385,8 @@ def tournament(bots, games, seed, threads, duplicate, money, match_length, cube_
     try:
         if plot_path:
             check_plot()                 # fail now, not after the games
-        limit = _max_cube(max_cube)
-        rules = None
-        if match_length:
-            rules = fastbg.MatchRules(match_length, crawford=crawford, max_cube=limit)
-        elif money:
-            rules = fastbg.MoneyRules(jacoby=jacoby, beavers=beavers, raccoons=raccoons,
-                                      auto_doubles=auto_doubles > 0,
-                                      auto_double_limit=max(auto_doubles, 1), max_cube=limit)
+        rules = _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles, max_cube,
+                       crawford)
         t0 = time.perf_counter()
         before = _games_saved(TournamentResults, out_path) if resume else 0
         res = play_round_robin(names, games, seed, rules=rules, duplicate=duplicate,
