@@ -33,6 +33,8 @@ _ERRORS = {
     _play.ERR_NAN: "returned a NaN score",
     _play.ERR_TOO_LONG: f"did not finish within {MAX_PLIES} plies",
     _play.ERR_INVARIANT: "made a move that broke a board invariant (debug check)",
+    _play.ERR_CUBE_OVERFLOW: ("doubled the cube past 2**30, the largest stake results hold "
+                              "(set a max_cube)"),
 }
 OPENINGS = {"use": _play.OPENING_USE, "reroll": _play.OPENING_REROLL}
 

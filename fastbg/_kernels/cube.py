@@ -28,11 +28,19 @@ CUBE_NEVER = 0
 CUBE_RACE = 1
 CUBE_JANOWSKI = 2
 
+OVERFLOW = -2          # cube_phase's winner when the stake passed CUBE_CAP
+
 # Answers to a double.
 TAKE = 0
 DROP = 1
 BEAVER = 2
 RACCOON = 3
+
+# Win chances this close to 0 or 1 take the dead-cube equity (as gnubg and fastbg.cube).
+DEAD_EPS = 1e-7
+# The largest stake the results hold (int32); with no cube limit a double past it stops
+# the run with an error rather than wrapping around.
+CUBE_CAP = 1 << 30
 
 # Index of the probabilities: win, win gammon, win backgammon, lose gammon, lose backgammon.
 P_WIN, P_WG, P_WBG, P_LG, P_LBG = 0, 1, 2, 3, 4
@@ -57,8 +65,8 @@ def auto_double_stake(cfg, seed, game, ties):
         factor = 2
         if cfg[C_TRIPLE66] and _opening_tie_die(seed, game, t) == 6:
             factor = 3
-        if not under_limit(cfg, value * factor):
-            break
+        if not under_limit(cfg, value * factor) or value * factor > CUBE_CAP:
+            continue        # as CubeGame.opening_tie: a tie past the limit is just re-thrown
         value *= factor
         used += 1
     return value
@@ -106,35 +114,35 @@ def money_cubeful(p, state, x, jacoby_active):
 
     state: 0 centred, 1 owned by the player on roll, 2 owned by the opponent.
     E = E_dead (1 - x) + E_live x, with gnubg's piecewise-linear live equity
-    (reference/cube.md section 2). With the Jacoby rule active (centred, not yet turned)
-    gammons do not count.
+    (reference/cube.md section 2; the same formulas as :func:`fastbg.cube.janowski_equity`,
+    which the tests compare). With the Jacoby rule active (centred cube, not yet turned)
+    gammons do not count: E_dead = 2 P(win) - 1 and the outer live segments are flat at
+    -1 and +1, the take and cash points staying those of the real W and L.
     """
     w = p[P_WIN]
-    if jacoby_active:
-        big_w, big_l = 1.0, 1.0
+    big_w, big_l = _win_loss(p)
+    jac = jacoby_active and state == 0
+    if jac:
         dead = 2.0 * w - 1.0
     else:
-        big_w, big_l = _win_loss(p)
         dead = 2.0 * w - 1.0 + (p[P_WG] - p[P_LG]) + (p[P_WBG] - p[P_LBG])
+    if w <= DEAD_EPS or w >= 1.0 - DEAD_EPS:
+        return dead
     tp = (big_l - 0.5) / (big_w + big_l + 0.5)
     cp = (big_l + 1.0) / (big_w + big_l + 0.5)
+    low = -1.0 if jac else _interp(w, 0.0, -big_l, tp, -1.0)
+    high = 1.0 if jac else _interp(w, cp, 1.0, 1.0, big_w)
     if state == 0:
         if w < tp:
-            live = _interp(w, 0.0, -big_l, tp, -1.0)
+            live = low
         elif w < cp:
             live = _interp(w, tp, -1.0, cp, 1.0)
         else:
-            live = _interp(w, cp, 1.0, 1.0, big_w)
+            live = high
     elif state == 1:
-        if w < cp:
-            live = _interp(w, 0.0, -big_l, cp, 1.0)
-        else:
-            live = _interp(w, cp, 1.0, 1.0, big_w)
+        live = _interp(w, 0.0, -big_l, cp, 1.0) if w < cp else high
     else:
-        if w < tp:
-            live = _interp(w, 0.0, -big_l, tp, -1.0)
-        else:
-            live = _interp(w, tp, -1.0, 1.0, big_w)
+        live = low if w < tp else _interp(w, tp, -1.0, 1.0, big_w)
     return dead * (1.0 - x) + live * x
 
 
@@ -220,8 +228,25 @@ def cube_phase(cfg, strat, xeff, met_pre, met_post, side, board, value, owner, t
     """The cube at the start of ``side``'s turn, before the roll (board seen from ``side``).
 
     Returns (value, owner, turned, over, winner, points): ``over`` when a double was
-    dropped, ``winner`` then the player who won and ``points`` what the drop paid.
+    dropped, ``winner`` then the player who won and ``points`` what the drop paid (in
+    match play at most what the winner needs). ``winner == OVERFLOW`` (with ``over``) marks
+    a stake past CUBE_CAP with no cube limit set: the caller reports an error.
     """
+    v, o, t, over, w, pts = _cube_decisions(cfg, strat, xeff, met_pre, met_post, side, board,
+                                            value, owner, turned, away0, away1, crawford_game,
+                                            crawford_after, plug0, plug1, p)
+    if v > CUBE_CAP:
+        return value, owner, turned, True, OVERFLOW, 0
+    if over and cfg[C_MATCH] != 0:
+        need = away0 if w == 0 else away1
+        if pts > need:
+            pts = need          # points past the match length count only as a win
+    return v, o, t, over, w, pts
+
+
+@njit(cache=True)
+def _cube_decisions(cfg, strat, xeff, met_pre, met_post, side, board, value, owner, turned,
+                    away0, away1, crawford_game, crawford_after, plug0, plug1, p):
     if (crawford_game or (owner >= 0 and owner != side)
             or not under_limit(cfg, 2 * value)):
         return value, owner, turned, False, -1, 0

@@ -43,6 +43,7 @@ MAX_RESULTS = _mg.MAX_RESULTS
 ERR_NAN = 1          # a bot scored a candidate NaN
 ERR_TOO_LONG = 2     # the game passed the ply limit
 ERR_INVARIANT = 3    # debug mode: a step broke a board invariant
+ERR_CUBE_OVERFLOW = 4  # with no cube limit, the stake passed what the results hold
 
 # Opening modes (RULES.md section 2).
 OPENING_USE = 0      # the first player plays the two opening dice
@@ -111,6 +112,12 @@ def start_game(seed, game, start_board, start_side, use_start, board):
     if side == 0:
         return side, a, b, ties
     return side, b, a, ties
+
+
+@njit(cache=True)
+def opening_roll_played(gcfg):
+    """True when ply 0 plays the opening throw, so the first player has already rolled."""
+    return gcfg[G_USE_START] == 0 and gcfg[G_OPENING] == OPENING_USE
 
 
 @njit(cache=True)
@@ -227,15 +234,19 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
     turned = owner >= 0
     if cube_on and gcfg[G_USE_START] == 0:
         value = _cube.auto_double_stake(cfg, seed, game, ties)
+    # The opening throw is the first player's roll (RULES.md section 2): no cube before it.
+    opens = opening_roll_played(gcfg)
     ply = 0
     while True:
         if truncate >= 0 and ply >= truncate:
             return side, 0, ply, first, 0, gen, value, False, 0
-        if cube_on:
+        if cube_on and not (ply == 0 and opens):
             value, owner, turned, over, w, pts = _cube.cube_phase(
                 cfg, strat, xeff, met_pre, met_post, side, board, value, owner, turned,
                 away0, away1, gcfg[G_CRAWFORD_GAME] != 0, gcfg[G_CRAWFORD_AFTER] != 0,
                 cplug0, cplug1, probs)
+            if over and w == _cube.OVERFLOW:
+                return side, 0, ply, first, ERR_CUBE_OVERFLOW, gen, value, False, 0
             if over:
                 return w, 1, ply, first, 0, gen, value, True, pts
         r1, r2 = turn_dice(seed, game, ply, d1, d2, opening, rot)
@@ -402,13 +413,22 @@ def lockstep_cube(gcfg, cubes, live, boards, side, ply, value, owner, turned, al
                   cube_out):
     """The cube phase of every live game (before its roll); ends games with a drop."""
     cfg, strat, xeff, met_pre, met_post, cplug0, cplug1 = cubes
+    opens = opening_roll_played(gcfg)
     for j in prange(live.shape[0]):
         g = live[j]
+        if ply[g] == 0 and opens:
+            continue
         probs = np.zeros(5)
         v, o, tr, over, w, pts = _cube.cube_phase(
             cfg, strat, xeff, met_pre, met_post, side[g], boards[g], value[g], owner[g],
             turned[g], gcfg[G_AWAY0], gcfg[G_AWAY1], gcfg[G_CRAWFORD_GAME] != 0,
             gcfg[G_CRAWFORD_AFTER] != 0, cplug0, cplug1, probs)
+        if over and w == _cube.OVERFLOW:
+            alive[g] = False
+            outcome[g, 0] = side[g]
+            outcome[g, 2] = ply[g]
+            outcome[g, 4] = ERR_CUBE_OVERFLOW
+            continue
         value[g] = v
         owner[g] = o
         turned[g] = tr
