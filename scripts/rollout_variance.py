@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""How much the rollout's variance reductions buy, measured honestly.
+
+(a) Quasi-random dice: rotate=True against rotate=False on three positions (the opening
+    4HPwATDgc/ABMA, a middle-game contact position, a race), pubeval playing both sides.
+(b) Variance reduction (luck adjustment): with the race evaluator on the race position, and
+    with evaluator="gnubg" (GNU Backgammon 0-ply, needs gnubg_nn) on the opening position.
+
+The measure is the EMPIRICAL standard deviation of the equity estimate over R independent
+rollouts (seeds base, base + 1, ...; each rollout ``--trials`` trials). The standard error a
+rollout reports assumes independent trials: it cannot see the stratification of the first
+two rolls (rotate), so for rotation only the empirical spread tells the truth. Ratios are
+sd(with) / sd(without): below 1 is a gain; the variance (and so the trials needed for the
+same accuracy) falls with the square of the ratio. The 95% interval of a ratio is the
+normal approximation on the log scale, exp(+-1.96 * sqrt(1/(2(R-1)) * 2)), treating the two
+arms as independent (they share seeds, which only makes the true interval narrower).
+
+    python3 scripts/rollout_variance.py --json variance.json
+    python3 scripts/rollout_variance.py --reps 40 --vr-reps 10 --no-gnubg     # quicker
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import numpy as np  # noqa: E402
+
+import fastbg  # noqa: E402
+from fastbg.constants import BOARD_SIZE  # noqa: E402
+
+
+def make_board(mine, theirs):
+    """Board of the player on roll from {point: count}, each side in its own numbering."""
+    b = np.zeros(BOARD_SIZE, np.int8)
+    for p, n in mine.items():
+        b[p] += n
+    for p, n in theirs.items():
+        b[25 - p] -= n
+    return fastbg.board.validate(b)
+
+
+OPENING = "4HPwATDgc/ABMA"
+# Middle game: both sides have split a back checker or escaped one, builders in play.
+MIDDLE = fastbg.position_id(make_board({24: 1, 13: 4, 8: 3, 6: 5, 5: 2},
+                                       {24: 2, 13: 4, 8: 2, 6: 4, 4: 2, 18: 1}))
+# A race, no contact: 108 pips against 109, the player on roll a pip ahead and on roll.
+RACE = fastbg.position_id(make_board({12: 2, 9: 2, 8: 3, 6: 4, 5: 2, 4: 2},
+                                     {12: 1, 10: 2, 8: 3, 7: 2, 6: 4, 5: 3}))
+POSITIONS = {"opening": OPENING, "middle game": MIDDLE, "race": RACE}
+
+
+def spread(position, reps, seed0, **kw):
+    """Equity estimates of ``reps`` rollouts: (estimates, mean reported SE, seconds)."""
+    est, se = [], []
+    t0 = time.perf_counter()
+    for i in range(reps):
+        r = fastbg.rollout(position, seed=seed0 + i, **kw)
+        est.append(r.equity)
+        se.append(r.equity_se)
+    return est, statistics.fmean(se), time.perf_counter() - t0
+
+
+def summary(est, reported_se, seconds):
+    return {"mean": statistics.fmean(est), "sd": statistics.stdev(est),
+            "reported_se": reported_se, "reps": len(est), "seconds": seconds}
+
+
+def ratio(with_, without):
+    """sd ratio and its approximate 95% interval."""
+    r = with_["sd"] / without["sd"]
+    half = 1.96 * math.sqrt(1.0 / (2 * (with_["reps"] - 1)) + 1.0 / (2 * (without["reps"] - 1)))
+    return {"ratio": r, "ci95": [r * math.exp(-half), r * math.exp(half)],
+            "reported_se_ratio": with_["reported_se"] / without["reported_se"],
+            "variance_ratio": r * r}
+
+
+def compare(label, position, reps, seed0, base_kw, on_kw, off_kw):
+    on = summary(*spread(position, reps, seed0, **base_kw, **on_kw))
+    off = summary(*spread(position, reps, seed0, **base_kw, **off_kw))
+    row = {"label": label, "position": position, "reps": reps, "trials": base_kw["trials"],
+           "with": on, "without": off, **ratio(on, off)}
+    print(_line(row), flush=True)
+    return row
+
+
+HEAD = (f"{'measurement':42} {'R':>4} {'trials':>6} {'mean(with)':>11} {'sd with':>8} "
+        f"{'sd w/o':>8} {'ratio':>6} {'95% CI':>13} {'rep.SE ratio':>12} {'var ratio':>9}")
+
+
+def _line(r):
+    lo, hi = r["ci95"]
+    return (f"{r['label']:42} {r['reps']:4d} {r['trials']:6d} {r['with']['mean']:+11.4f} "
+            f"{r['with']['sd']:8.4f} {r['without']['sd']:8.4f} {r['ratio']:6.3f} "
+            f"{f'{lo:.2f}-{hi:.2f}':>13} {r['reported_se_ratio']:12.3f} "
+            f"{r['variance_ratio']:9.3f}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--reps", type=int, default=100, help="rollouts per arm, rotate (cheap)")
+    ap.add_argument("--vr-reps", type=int, default=40, help="rollouts per arm, race VR")
+    ap.add_argument("--trials", type=int, default=1296, help="trials per rollout")
+    ap.add_argument("--gnubg-reps", type=int, default=12, help="rollouts per arm, gnubg VR")
+    ap.add_argument("--gnubg-trials", type=int, default=648,
+                    help="trials per rollout, gnubg VR (slow: ~100 trials/s)")
+    ap.add_argument("--no-gnubg", action="store_true", help="skip the gnubg measurement")
+    ap.add_argument("--bot", default="pubeval")
+    ap.add_argument("--seed", type=int, default=1000, help="first seed of each arm")
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--json", dest="json_path", default=None)
+    args = ap.parse_args(argv)
+    if min(args.reps, args.vr_reps, args.gnubg_reps) < 3:
+        ap.error("--reps, --vr-reps and --gnubg-reps must be at least 3")
+
+    base = {"trials": args.trials, "bot": args.bot, "threads": args.threads}
+    # Compile everything once, outside the measurements.
+    fastbg.rollout(RACE, trials=36, variance_reduction=True, evaluator="race")
+    fastbg.rollout(OPENING, trials=36, rotate=False)
+    print(f"fastbg rollout variance; bot {args.bot}; seeds {args.seed}..; "
+          f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs")
+    print("ratio = empirical sd(with) / sd(without) of the equity over R rollouts;"
+          " rep.SE = the rollouts' own mean reported SE ratio")
+    print(HEAD)
+    rows = []
+    for name, pos in POSITIONS.items():
+        rows.append(compare(f"rotate on/off, {name}", pos, args.reps, args.seed, base,
+                            {"rotate": True}, {"rotate": False}))
+    rows.append(compare("VR race evaluator on/off, race", RACE, args.vr_reps, args.seed, base,
+                        {"variance_reduction": True, "evaluator": "race"}, {}))
+    if not args.no_gnubg:
+        try:
+            from fastbg.gnubg import probabilities
+            probabilities(fastbg.START[None, :])
+        except ImportError as exc:
+            print(f"gnubg VR skipped: {exc}")
+        else:
+            gkw = {**base, "trials": args.gnubg_trials}
+            rows.append(compare("VR gnubg 0-ply on/off, opening", OPENING, args.gnubg_reps,
+                                args.seed, gkw,
+                                {"variance_reduction": True, "evaluator": "gnubg"}, {}))
+    if args.json_path:
+        meta = {"bot": args.bot, "seed": args.seed, "python": platform.python_version(),
+                "fastbg": getattr(fastbg, "__version__", None), "cpus": os.cpu_count()}
+        with open(args.json_path, "w") as f:
+            json.dump({"meta": meta, "rows": rows}, f, indent=2)
+    return rows
+
+
+if __name__ == "__main__":
+    main()
