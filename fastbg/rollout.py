@@ -109,10 +109,16 @@ def _parse_position(position):
 def _cube_state(info, rules):
     """(initial cube value, owner 0/1 or None, score, crawford game) for the cubeful run."""
     if info is None:
-        return 1, None, None, False
+        return 1, None, ((0, 0) if rules is not None and rules.is_match else None), False
+    if info.dice is not None or info.double_offered or info.beavered or info.raccooned:
+        raise ValueError("rollout takes a position with the player on roll still to roll: "
+                         "this XGID has dice rolled or a double pending")
     owner = {"on_roll": 0, "opponent": 1, None: None}[info.cube_owner_relative]
     score = None
     crawford = False
+    if rules is not None and not rules.is_match and info.match_length:
+        raise ValueError(f"the XGID is a {info.match_length}-point match but rules are "
+                         "MoneyRules: pass MatchRules")
     if rules is not None and rules.is_match:
         if info.match_length != rules.length:
             raise ValueError(f"the XGID is a {info.match_length or 'money'} game but rules "
@@ -296,28 +302,31 @@ def _trial_probs(outcome, final, evaluate):
 
 
 def _cubeful_values(st, lo, hi, evaluate, rules, score, value):
+    """Per-trial cubeful values: money points per unit of the initial cube, or player 0's
+    match-winning chance after the game. A truncated trial counts the evaluator's outcome
+    probabilities at the cube value reached."""
     outcome, cube_out, final, _ = _sim.run_games(st, hi - lo, lo, chunk_size=hi - lo,
                                                  keep_final=True)
-    pts = np.where(outcome[:, 0] == 0, cube_out[:, 2], -cube_out[:, 2]).astype(np.float64)
+    pts = np.where(outcome[:, 0] == 0, cube_out[:, 2], -cube_out[:, 2]).astype(np.int64)
     cut = np.flatnonzero((outcome[:, 1] == 0) & (cube_out[:, 1] == 0))
+    p_cut = None
     if cut.size:
-        # Truncated: the cube value reached times the evaluator's cubeless equity.
         p = _probabilities(evaluate, np.ascontiguousarray(final[cut]))
-        eq = equity_of(p) * np.where(outcome[cut, 0] == 0, 1.0, -1.0)
-        pts[cut] = eq * cube_out[cut, 0]
+        p_cut = np.where((outcome[cut, 0] == 0)[:, None], p, swap_view(p))   # player 0
     if not rules.is_match:
-        return pts / value
+        out = pts.astype(np.float64)
+        if cut.size:
+            out[cut] = equity_of(p_cut) * cube_out[cut, 0]
+        return out / value
     from .met import mwc_after
-    a0, a1 = (rules.length - score[0], rules.length - score[1])
-    out = np.empty(pts.shape[0])
-    for i, x in enumerate(pts):
-        if x == int(x) and x != 0:
-            out[i] = mwc_after(a0, a1, int(x))
-        else:
-            # A truncated trial: interpolate between a win and a loss of the cube value.
-            v = int(cube_out[i, 0])
-            w = (x / v + 1.0) / 2.0 if v else 0.5
-            out[i] = w * mwc_after(a0, a1, v) + (1.0 - w) * mwc_after(a0, a1, -v)
+    a0, a1 = rules.length - score[0], rules.length - score[1]
+    out = np.array([mwc_after(a0, a1, int(x)) if x else 0.0 for x in pts])
+    for row, i in enumerate(cut):
+        v = int(cube_out[i, 0])
+        w, wg, wbg, lg, lbg = p_cut[row]
+        out[i] = ((w - wg) * mwc_after(a0, a1, v) + (wg - wbg) * mwc_after(a0, a1, 2 * v)
+                  + wbg * mwc_after(a0, a1, 3 * v) + (1 - w - lg) * mwc_after(a0, a1, -v)
+                  + (lg - lbg) * mwc_after(a0, a1, -2 * v) + lbg * mwc_after(a0, a1, -3 * v))
     return out
 
 

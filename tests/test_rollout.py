@@ -511,3 +511,12 @@ def test_cli_bad_input(args, fragment):
     res = cli(START_ID, "--no-progress", *args)
     assert res.exit_code != 0
     assert fragment in res.output, res.output
+
+
+def test_xgid_with_dice_or_pending_double_is_refused():
+    """A rollout starts with the player on roll still to roll."""
+    from fastbg.ids import xgid
+    with pytest.raises(ValueError, match="still to roll"):
+        fastbg.rollout(xgid(fastbg.START, dice=(3, 1)), trials=36)
+    with pytest.raises(ValueError, match="MatchRules"):
+        fastbg.rollout(xgid(fastbg.START, match_length=5), trials=36, rules=fastbg.MoneyRules())
