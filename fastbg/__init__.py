@@ -14,6 +14,7 @@ from .bots import ScorerBot, EvaluatorBot
 from .sim import play, play_matches, GameResults, MatchResults, BotError
 from .cube_strategies import JanowskiCube
 from .rollout import rollout, RolloutResult
+from .gnubgnet import gnubg_net, GnubgNet
 from .tournament import tournament, TournamentResults, TournamentFileError, pair_seed
 from . import cube, met, evaluators
 from .rules import MoneyRules, MatchRules
@@ -33,4 +34,5 @@ __all__ = [
     "EvaluatorBot", "JanowskiCube", "cube", "met", "evaluators", "rollout", "RolloutResult",
     "tournament", "TournamentResults", "TournamentFileError", "pair_seed",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
+    "gnubg_net", "GnubgNet",
 ]

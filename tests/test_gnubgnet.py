@@ -1,0 +1,337 @@
+"""fastbg's own evaluation of GNU Backgammon's networks (fastbg.gnubgnet) against gnubg-nn.
+
+The oracle is ``gnubg_nn.probabilities(board, 0)``: thousands of seeded positions of every
+class (contact, crashed, race, both bear-off kinds, finished games) must agree within 1e-6
+(float32 rounding; the brief allows 1e-5), the classes exactly. The bear-off tables that
+fastbg computes by dynamic programming must equal gnubg's own database files entry for
+entry.
+"""
+import os
+import textwrap
+
+import numpy as np
+import pytest
+
+import fastbg
+from fastbg import bearoff as bearoff_mod
+from fastbg import gnubgnet
+from fastbg._kernels import bearoff as kbo
+from fastbg._kernels import gnubgnet as kg
+
+gnubg_nn = pytest.importorskip("gnubg_nn", reason="gnubg-nn (the gnubg extra) is not installed")
+
+from fastbg.gnubg import _gnubg_rows, from_gnubg  # noqa: E402
+
+TOL = 1e-6
+DATA = os.path.join(os.path.dirname(gnubg_nn.__file__), "data")
+
+
+@pytest.fixture(scope="module")
+def net():
+    return fastbg.gnubg_net()
+
+
+def oracle(boards):
+    rows = _gnubg_rows(np.asarray(boards, np.int8)).tolist()
+    probs = np.array([gnubg_nn.probabilities(r, 0) for r in rows], np.float64)
+    classes = np.array([gnubg_nn.classify(r) for r in rows])
+    return probs.reshape(-1, 5), classes
+
+
+# ---------------------------------------------------------------- seeded positions
+
+def game_positions(n, seed):
+    """Every position of random self-play games (uniform over the legal results)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    b = np.array(fastbg.START)
+    while len(out) < n:
+        d = rng.integers(1, 7, 2)
+        res = fastbg.legal_moves(b, (int(d[0]), int(d[1])))
+        nb = res[rng.integers(len(res))] if len(res) else b
+        if not (nb[1:] > 0).any():
+            b = np.array(fastbg.START)
+            continue
+        b = fastbg.flip(nb)
+        out.append(b.copy())
+    return np.array(out, np.int8)
+
+
+def _side(rng, lo, hi, n):
+    c = np.zeros(25, np.int64)
+    np.add.at(c, rng.integers(lo, hi + 1, n), 1)
+    return c
+
+
+def race_positions(n, seed):
+    """No contact; either side may still have checkers in the other's home board."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        if rng.random() < 0.5:
+            k = rng.integers(1, 12)            # backgammon chances: checkers left behind
+            a = _side(rng, 18, 22, k) + _side(rng, 0, 17, 15 - k)
+        else:
+            a = _side(rng, 0, rng.integers(0, 23), rng.integers(1, 16))
+        lim = 22 - max(i for i in range(25) if a[i])
+        if lim < 0:
+            continue
+        b = _side(rng, 0, min(lim, int(rng.integers(0, 23))), rng.integers(1, 16))
+        rows = [a, b] if rng.random() < 0.5 else [b, a]
+        out.append(from_gnubg(np.array(rows)))
+    return np.array(out, np.int8)
+
+
+def bearoff_positions(n, seed, most=15):
+    """Both sides on their points 1..6 (all 15 on board for a third of the sides)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        rows = []
+        for _ in range(2):
+            k = 15 if (most == 15 and rng.random() < 0.3) else rng.integers(1, most + 1)
+            rows.append(_side(rng, 0, 5, k))
+        out.append(from_gnubg(np.array(rows)))
+    return np.array(out, np.int8)
+
+
+def crashed_positions(n, seed):
+    """Contact where one side has few checkers left or its checkers piled deep."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        a = _side(rng, 0, 24, rng.integers(2, 8))
+        if rng.random() < 0.5:
+            a[0] += rng.integers(0, 5)
+            a[1] += rng.integers(0, 4)
+        if a.sum() > 15:
+            continue
+        b = _side(rng, 0, 24, 15)
+        rows = np.array([b, a] if rng.random() < 0.5 else [a, b])
+        try:
+            out.append(from_gnubg(rows))
+        except ValueError:          # a point held by both sides
+            continue
+    return np.array(out, np.int8)
+
+
+def finished_positions():
+    """One side has borne off everything: single, gammon and backgammon losses."""
+    out = []
+    for loser in ([0] * 5 + [15] + [0] * 19, [0] * 18 + [2] + [0] * 5 + [13],
+                  [3] + [0] * 23 + [0], [0] * 23 + [15, 0]):
+        for rows in ([[0] * 25, loser], [loser, [0] * 25]):
+            out.append(from_gnubg(np.array(rows)))
+    return np.array(out, np.int8)
+
+
+def _check(net, boards, min_class=None):
+    probs = net(boards)
+    classes = net.classes(boards)
+    ref, ref_classes = oracle(boards)
+    np.testing.assert_array_equal(classes, ref_classes)
+    diff = np.abs(probs - ref).max(axis=1)
+    worst = int(np.argmax(diff))
+    assert diff[worst] <= TOL, (f"class {gnubgnet.CLASS_NAMES[classes[worst]]}: "
+                                f"{probs[worst]} vs gnubg {ref[worst]} for "
+                                f"{_gnubg_rows(boards[worst:worst + 1]).tolist()[0]}")
+    if min_class is not None:
+        for c, n in min_class.items():
+            assert (classes == c).sum() >= n, f"only {(classes == c).sum()} of class {c}"
+    return probs, classes
+
+
+# ---------------------------------------------------------------- evaluation vs gnubg
+
+def test_start_position(net):
+    p = net(fastbg.START)
+    ref, _ = oracle(fastbg.START[None])
+    np.testing.assert_allclose(p, ref[0], atol=TOL)
+    assert net.classes(fastbg.START) == kg.C_CONTACT
+    e = net.equity(fastbg.START)
+    assert e == pytest.approx(2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4])
+
+
+def test_game_positions(net):
+    boards = game_positions(12000, seed=1)
+    _check(net, boards, {kg.C_CONTACT: 5000, kg.C_CRASHED: 1000, kg.C_RACE: 1000,
+                         kg.C_BEAROFF1: 200})
+
+
+def test_crashed(net):
+    _check(net, crashed_positions(4000, seed=2), {kg.C_CRASHED: 3000})
+
+
+def test_race_with_backgammons(net):
+    probs, classes = _check(net, race_positions(8000, seed=3), {kg.C_RACE: 7000})
+    race = classes == kg.C_RACE
+    # raceImprovement at work: exact backgammon chances (table and one-sided fallback)
+    # and certain gammons.
+    assert (probs[race, 2] > 0).sum() > 300 and (probs[race, 4] > 0).sum() > 300
+    assert (probs[race, 1] == 1.0).sum() + (probs[race, 3] == 1.0).sum() > 20
+
+
+def test_bearoff(net):
+    probs, classes = _check(net, bearoff_positions(8000, seed=4),
+                            {kg.C_BEAROFF1: 5000, kg.C_BEAROFF2: 300})
+    one = classes == kg.C_BEAROFF1
+    assert (probs[one, 1] > 0).sum() > 300 and (probs[one, 3] > 0).sum() > 40
+    _check(net, bearoff_positions(3000, seed=5, most=6), {kg.C_BEAROFF2: 2500})
+
+
+def test_finished_games(net):
+    boards = finished_positions()
+    probs, classes = _check(net, boards)
+    assert (classes == kg.C_OVER).all()
+    assert set(np.round(probs.sum(axis=1), 6)) <= {0.0, 1.0, 2.0, 3.0}
+
+
+def test_thread_count_does_not_matter(net):
+    boards = game_positions(3000, seed=6)
+    with fastbg.threads(1):
+        one = net(boards)
+    with fastbg.threads(2):
+        two = net(boards)
+    np.testing.assert_array_equal(one, two)
+
+
+def test_single_board_and_batch_shapes(net):
+    boards = game_positions(5, seed=7)
+    assert net(boards).shape == (5, 5)
+    assert net(boards[0]).shape == (5,)
+    np.testing.assert_array_equal(net(boards[0]), net(boards)[0])
+    assert net(np.zeros((0, 26), np.int8)).shape == (0, 5)
+    assert net.equity(boards).shape == (5,)
+    with pytest.raises(ValueError):
+        net(np.zeros((3, 25), np.int8))
+
+
+# ---------------------------------------------------------------- pieces
+
+def test_sigmoid_matches_gnubg_table():
+    for x in (-12.0, -9.99, -3.3, -0.0, 0.0, 0.05, 1.0, 4.2, 9.99, 10.0, 30.0):
+        s = kg.sigmoid(np.float32(x))
+        assert abs(s - 1 / (1 + np.exp(x))) < 2e-3
+    # The linear correction is exact on the table's knots.
+    assert kg.sigmoid(np.float32(1.0)) == np.float32(1) / (np.float32(1) + kg.SIG_E[10]
+                                                           * np.float32(10.0))
+
+
+def test_bearoff_tables_equal_gnubg_files():
+    tabs = bearoff_mod.tables()
+    one = bearoff_mod.read_gnubg_one_sided(os.path.join(DATA, "gnubg_os0.bd"))
+    np.testing.assert_array_equal(tabs[1], one)
+    two = bearoff_mod.read_gnubg_two_sided(os.path.join(DATA, "gnubg_ts0.bd"))
+    np.testing.assert_array_equal(tabs[2], two)
+
+
+def test_bearoff_index_and_small_tables():
+    binom = kbo.BINOM
+    idx = kbo.position_index
+    assert idx(np.zeros(6, np.int64), binom) == 0
+    assert idx(np.array([0, 0, 0, 0, 0, 6]), binom) == 923
+    assert idx(np.array([7, 0, 0, 0, 0, 0]), binom) == 924
+    assert idx(np.array([15, 0, 0, 0, 0, 0]), binom) == 38760
+    pos = kbo.all_positions(binom)
+    assert len({tuple(r) for r in pos}) == kbo.N_ONE_SIDED
+    tabs = bearoff_mod.tables()
+    # All 15 on the 6-point: first checker off on roll 1..4 (GNU Backgammon's values).
+    np.testing.assert_array_equal(tabs[3][idx(np.array([0, 0, 0, 0, 0, 15]), binom)],
+                                  [17, 583, 3203, 15588])
+    rbg, ok = tabs[4], tabs[5]
+    # Checkers k + 1 pips from leaving: one at 5 pips leaves at once except with 11, 21,
+    # 31; two at 2 pips need both dice >= 2 or a double.
+    for c, row in (([0, 0, 0, 0, 1, 0], [31, 180, 0, 0, 0]),
+                   ([0, 2, 0, 0, 0, 0], [26, 360, 0, 0, 0]),
+                   ([3, 0, 0, 0, 0, 0], [6, 1080, 0, 0, 0]),
+                   ([0, 0, 0, 0, 6, 0], [0, 18, 6042, 425561, 36475740])):
+        k = idx(np.array(c), binom)
+        assert ok[k]
+        np.testing.assert_array_equal(rbg[k], row)
+    assert ok.sum() == 461          # 1..6 checkers on five points
+
+
+def test_two_sided_small_cases():
+    ts = bearoff_mod.tables()[2]
+    binom = kbo.BINOM
+    one = kbo.position_index(np.array([1, 0, 0, 0, 0, 0]), binom)
+    six = kbo.position_index(np.array([0, 0, 0, 0, 0, 1]), binom)
+    assert ts[one, six] == 65535                        # bears off at once
+    # One checker on the 6-point against one on the ace: 27 of 36 rolls (equity 0.5,
+    # truncated toward zero in 16-bit units).
+    assert ts[six, one] == 32768 + (18 * 32767) // 36
+
+
+# ---------------------------------------------------------------- loading
+
+def test_missing_weights_message(tmp_path, monkeypatch):
+    with pytest.raises(FileNotFoundError, match=r"pip install 'fastbg\[gnubg\]'"):
+        fastbg.gnubg_net(tmp_path / "nothing.weights")
+    monkeypatch.setattr(gnubgnet, "default_weights_path", lambda: None)
+    with pytest.raises(FileNotFoundError, match="gnubg-nn"):
+        fastbg.gnubg_net()
+
+
+def test_weights_folder_and_env(tmp_path, monkeypatch):
+    net = fastbg.gnubg_net(DATA)
+    assert net.weights.version == "1.01"
+    monkeypatch.setenv("FASTBG_GNUBG_WEIGHTS", os.path.join(DATA, "gnubg.weights"))
+    assert gnubgnet.default_weights_path().name == "gnubg.weights"
+
+
+def _tiny_weights(path, contact_inputs="contact250", n_in=250, header="GNU Backgammon 1.01"):
+    """A syntactically valid weights file with small nets (2 hidden units)."""
+    lines = [header]
+    for name, ni in (("race", 214), (f"contact {contact_inputs}", n_in)):
+        lines.append(name)
+        lines.append(f"{ni} 2 5 0 0.1000000 1.0000000")
+        lines += ["0.0100000"] * (ni * 2 + 2 * 5 + 2 + 5)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_small_custom_weights(tmp_path):
+    p = _tiny_weights(tmp_path / "tiny.weights")
+    net = fastbg.gnubg_net(p)
+    assert net.weights.arrays[0].shape == (3, 250, 2)
+    assert net.weights.arrays[5][kg.NET_CRASHED] == 0           # crashed falls back to contact
+    probs = net(game_positions(50, seed=8))
+    assert np.isfinite(probs).all() and (probs >= 0).all() and (probs <= 1).all()
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"header": "not a weights file"}, "not a GNU Backgammon"),
+    ({"contact_inputs": "nosuchinputs"}, "input function"),
+    ({"n_in": 200}, "needs 250 inputs"),
+])
+def test_bad_weights(tmp_path, kwargs, match):
+    p = _tiny_weights(tmp_path / "bad.weights", **kwargs)
+    with pytest.raises(gnubgnet.WeightsError, match=match):
+        gnubgnet.load_weights(p)
+
+
+def test_cut_short_weights(tmp_path):
+    p = _tiny_weights(tmp_path / "short.weights")
+    text = p.read_text().split("\n")
+    p.write_text("\n".join(text[:-100]))
+    with pytest.raises(gnubgnet.WeightsError, match="cut short"):
+        gnubgnet.load_weights(p)
+
+
+def test_bearoff_cache_roundtrip(tmp_path, monkeypatch):
+    monkeypatch.setenv("FASTBG_CACHE", str(tmp_path))
+    bearoff_mod._load.cache_clear()
+    try:
+        (tmp_path / f"bearoff-v{bearoff_mod.CACHE_VERSION}.npz").write_bytes(b"garbage")
+        data = bearoff_mod._load()               # damaged file: recomputed and rewritten
+        assert data["one_sided"].shape == (kbo.N_ONE_SIDED, 32)
+        bearoff_mod._load.cache_clear()
+        again = bearoff_mod._load()               # read back
+        for k in data:
+            np.testing.assert_array_equal(data[k], again[k])
+    finally:
+        bearoff_mod._load.cache_clear()
+
+
+def test_doc_example_text():
+    assert "pip install 'fastbg[gnubg]'" in textwrap.dedent(gnubgnet.INSTALL_HINT)
