@@ -369,7 +369,6 @@ def tournament(bots, games, seed, threads, duplicate, money, match_length, cube_
       fastbg tournament --bots greedy,pubeval,gnubg --games 100000 --out t.jsonl --plot t.png
       fastbg tournament --bots greedy,pubeval --match 7 --games 2000 --json -
     """
-    import fastbg
     # the module, not the function of the same name that fastbg may export
     from fastbg.tournament import TournamentResults, check_plot, tournament as play_round_robin
     names = [b.strip() for b in bots.split(",")]

@@ -18,7 +18,6 @@ from . import cube_strategies as _cubes
 from ._kernels import cube as _kcube
 from ._kernels import play as _play
 from ._kernels.movegen import gather_rows as _gather_rows
-from ._kernels import policies as _pol
 from .board import validate
 from .constants import BOARD_SIZE, START
 from .moves import _batch as _legal_moves_batch
