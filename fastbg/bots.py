@@ -8,6 +8,11 @@ the mover) and plays the result it scores highest (the first one on ties).
   package data (``fastbg/data/pubeval.json``).
 * ``"greedy"``: a hand-made heuristic (:func:`fastbg._kernels.policies.greedy_score`):
   hits, made points, borne-off checkers, minus exposed blots and pips left.
+* ``"gnubg"``: GNU Backgammon's 0-ply cubeless choice, its networks evaluated inside the
+  game kernel (:mod:`fastbg.gnubgnet`; the weights come from the gnubg extra). A
+  :class:`fastbg.gnubgnet.GnubgNet` (or its ``.bot()``) plays the same with other weights.
+  ``"gnubg-nn"`` is the same choice made by the gnubg-nn package, one Python call per
+  candidate (slow; kept for cross-checks).
 * :class:`ScorerBot`: a numba-jitted ``score(before, candidates, out)`` run inside the
   game kernel (the fast path for your own policies).
 * :class:`EvaluatorBot`: a Python ``evaluate(positions) -> scores`` called once per
@@ -20,7 +25,8 @@ from importlib import resources
 
 from ._kernels import policies as _pol
 
-BUILTIN = {"random": _pol.RANDOM, "pubeval": _pol.PUBEVAL, "greedy": _pol.GREEDY}
+BUILTIN = {"random": _pol.RANDOM, "pubeval": _pol.PUBEVAL, "greedy": _pol.GREEDY,
+           "gnubg": _pol.GNUBG}
 
 
 @dataclass(frozen=True)
@@ -91,7 +97,11 @@ def resolve(bot):
         if extra is not None:
             return resolve(extra)
         raise ValueError(f"unknown bot {bot!r}; built-in bots: {', '.join(sorted(BUILTIN))} "
-                         "(and 'gnubg' with the gnubg extra), or a ScorerBot / EvaluatorBot")
+                         "('gnubg' with the gnubg extra; 'gnubg-nn' for gnubg-nn's own "
+                         "choice), or a ScorerBot / EvaluatorBot")
+    net = _gnubg_net_of(bot)
+    if net is not None:
+        return _pol.GNUBG, None, None, getattr(bot, "name", "gnubg")
     if isinstance(bot, ScorerBot):
         return _pol.PLUGIN, bot.score, None, bot.name
     if isinstance(bot, EvaluatorBot):
@@ -101,7 +111,38 @@ def resolve(bot):
 
 def _extra_bot(key):
     """Bots from optional extras, by name; None when the name is not one of them."""
-    if key in ("gnubg", "gnubg-nn"):
-        from .gnubg import gnubg_bot
-        return gnubg_bot()
+    if key == "gnubg-nn":
+        from .gnubg import evaluate, _module
+        _module()
+        return EvaluatorBot(evaluate, name="gnubg-nn")
     return None
+
+
+def _gnubg_net_of(bot):
+    """The GnubgNet a bot plays with (the installed one for "gnubg"), or None."""
+    from .gnubgnet import GnubgBot, GnubgNet, gnubg_net
+    if isinstance(bot, str):
+        if bot.strip().lower() != "gnubg":
+            return None
+        try:
+            return gnubg_net()
+        except FileNotFoundError as exc:
+            raise ImportError(f"the gnubg bot needs GNU Backgammon's networks: {exc}") from exc
+    if isinstance(bot, GnubgBot):
+        return bot.net
+    if isinstance(bot, GnubgNet):
+        return bot
+    return None
+
+
+def gnubg_tables(bots):
+    """(net arrays, bear-off tables) of the gnubg networks the bots play with, or small
+    placeholders of the same types when none does (the kernels' types stay the same)."""
+    from .gnubgnet import placeholder_tables
+    nets = [n for n in (_gnubg_net_of(b) for b in bots) if n is not None]
+    if not nets:
+        return placeholder_tables()
+    if any(n.arrays is not nets[0].arrays for n in nets[1:]):
+        raise ValueError("both bots use GNU Backgammon's networks with different weights; "
+                         "a run takes one set of networks")
+    return nets[0].arrays, nets[0].bearoff

@@ -18,6 +18,7 @@ for the small pruning nets, which 0-ply evaluation does not use), a line
 hidden weights input by input (``inputs x hidden``), output weights output by output
 (``outputs x hidden``), hidden thresholds, output thresholds.
 """
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +70,7 @@ def default_weights_path():
     try:
         import importlib.util
         spec = importlib.util.find_spec("gnubg_nn")
-    except (ImportError, ValueError):
+    except (ImportError, ValueError, AttributeError):
         return None
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -235,6 +236,22 @@ class GnubgNet:
         p = self.probabilities(boards)
         return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
 
+    def scores(self, results):
+        """0-ply scores of candidate results (m, 26), each seen from the player who moved:
+        his cubeless money equity with the opponent on roll, in gnubg's float32 (what
+        ``gnubg_nn.best_move(..., n=0)`` ranks moves by; the bot plays the first best)."""
+        b = validate(results)
+        if b.ndim != 2:
+            raise ValueError(f"scores takes a batch of shape (m, {BOARD_SIZE}); got {b.shape}")
+        rows = np.ascontiguousarray(b)
+        out = np.empty(rows.shape[0], np.float64)
+        if rows.shape[0]:
+            n = resolve_threads(self.threads)
+            tasks = max(1, min(rows.shape[0], n * _TASKS_PER_THREAD))
+            with _threads(n):
+                _k.scores_batch(rows, self.arrays, self.bearoff, tasks, out)
+        return out
+
     def bot(self):
         """This net as a bot for :func:`fastbg.play` (0-ply, best cubeless equity)."""
         return GnubgBot(self)
@@ -246,6 +263,19 @@ class GnubgBot:
     kernel (``"gnubg"`` by name uses the installed networks)."""
     net: GnubgNet
     name: str = "gnubg"
+
+
+@functools.lru_cache(maxsize=1)
+def placeholder_tables():
+    """Tiny (net arrays, bear-off tables) of the kernels' types, for runs without gnubg."""
+    net = (np.zeros((_k.N_NETS, 1, 1), np.float32), np.zeros((_k.N_NETS, 1), np.float32),
+           np.zeros((_k.N_NETS, _k.N_OUT, 1), np.float32), np.zeros((_k.N_NETS, _k.N_OUT),
+                                                                     np.float32),
+           np.ones((_k.N_NETS, 2), np.float32), np.zeros(_k.N_NETS, np.int64),
+           np.zeros(_k.N_NETS, np.int64), np.zeros(_k.N_NETS, np.int64))
+    bo = (_bearoff._bo.BINOM, np.zeros((1, 32), np.int64), np.zeros((1, 1), np.uint16),
+          np.zeros((1, 4), np.int64), np.zeros((1, 5), np.int64), np.zeros(1, np.bool_))
+    return net, bo
 
 
 _DEFAULT = {}

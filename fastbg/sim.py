@@ -195,7 +195,8 @@ class _Setup:
     """Everything the game kernels need besides the game range, built once per run."""
     seed: np.uint64
     names: tuple
-    bots: tuple          # (policies, pubeval point table, pubeval extra, plugin0, plugin1)
+    bots: tuple          # (policies, (pubeval point table, gnubg net, gnubg bear-off),
+    #                       pubeval extra, plugin0, plugin1)
     cubes: tuple         # (cfg, strategies, efficiencies, met_pre, met_post, plugin0, plugin1)
     evaluators: list
     gcfg: np.ndarray     # per-run game settings (fastbg._kernels.play G_*)
@@ -292,10 +293,11 @@ def _make_setup(bots, seed, threads, start, opening, debug, rules, cube, score=N
     gcfg[_play.G_CUBE_VALUE] = value
     gcfg[_play.G_CUBE_OWNER] = -1 if owner is None else owner
     point, extra = _bots.pubeval_tables()
+    tables = (point,) + _bots.gnubg_tables(bots)
     met_pre, met_post = _met_arrays(rules)
     return _Setup(
         seed=np.uint64(seed), names=tuple(r[3] for r in resolved),
-        bots=(np.array([r[0] for r in resolved], np.int64), point, extra,
+        bots=(np.array([r[0] for r in resolved], np.int64), tables, extra,
               resolved[0][1], resolved[1][1]),
         cubes=(cfg, np.array([c[0] for c in cubes], np.int64),
                np.array([c[2] for c in cubes], np.float64), met_pre, met_post,

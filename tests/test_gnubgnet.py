@@ -335,3 +335,79 @@ def test_bearoff_cache_roundtrip(tmp_path, monkeypatch):
 
 def test_doc_example_text():
     assert "pip install 'fastbg[gnubg]'" in textwrap.dedent(gnubgnet.INSTALL_HINT)
+
+
+# ---------------------------------------------------------------- move choice and the bot
+
+def gnubg_choice(board, dice, results):
+    """Index in ``results`` of gnubg_nn.best_move's 0-ply choice."""
+    _moves, key = gnubg_nn.best_move(_gnubg_rows(board[None]).tolist()[0], dice[0], dice[1],
+                                     0, b=1)
+    chosen = fastbg.flip(from_gnubg(gnubg_nn.board_from_position_key(key)))
+    hit = np.flatnonzero((results == chosen).all(axis=1))
+    assert hit.size == 1, (fastbg.position_id(board), dice)
+    return int(hit[0])
+
+
+def test_move_choice_equals_gnubg_best_move(net):
+    """Our first best result is gnubg's choice, or scores exactly the same (a tie)."""
+    rng = np.random.default_rng(11)
+    boards = np.concatenate([game_positions(1500, seed=12), race_positions(300, seed=13),
+                             bearoff_positions(300, seed=14), crashed_positions(300, seed=15)])
+    compared = ties = 0
+    for b in boards:
+        dice = tuple(int(d) for d in rng.integers(1, 7, 2))
+        results = fastbg.legal_moves(b, dice)
+        if len(results) < 2:
+            continue
+        s = net.scores(results)
+        ours, theirs = int(np.argmax(s)), gnubg_choice(b, dice, results)
+        compared += 1
+        if ours != theirs:
+            assert s[theirs] == s[ours], (fastbg.position_id(b), dice, s[ours], s[theirs])
+            ties += 1
+    assert compared > 1800
+    assert ties < 0.15 * compared        # mostly certain wins in bear-offs (equity 1)
+
+
+def test_scores_are_gnubg_listed_equities(net):
+    gb = _gnubg_rows(fastbg.START[None]).tolist()[0]
+    *_, listed = gnubg_nn.best_move(gb, 6, 4, 0, list=1)
+    results = fastbg.legal_moves(fastbg.START, (6, 4))
+    s = net.scores(results)
+    for key, _move, _probs, score in listed:
+        pos = fastbg.flip(from_gnubg(gnubg_nn.board_from_position_key(key)))
+        i = np.flatnonzero((results == pos).all(axis=1))[0]
+        assert s[i] == pytest.approx(score, abs=1e-6)     # list mode recomputes in double
+
+
+def test_bot_in_kernel_equals_evaluator_bot(net):
+    """The game kernel's gnubg policy plays exactly as a Python evaluator of net.scores."""
+    slow = fastbg.EvaluatorBot(net.scores, name="gnubg-scores")
+    fast = fastbg.play(300, ("gnubg", "pubeval"), seed=21)
+    ref = fastbg.play(300, (slow, "pubeval"), seed=21)
+    for a in ("winner", "kind", "plies", "first"):
+        np.testing.assert_array_equal(getattr(fast, a), getattr(ref, a))
+    also = fastbg.play(300, (net.bot(), "pubeval"), seed=21)
+    np.testing.assert_array_equal(also.plies, fast.plies)
+    assert fast.bots == ("gnubg", "pubeval")
+
+
+def test_bot_matches_and_rollouts(net):
+    m = fastbg.play_matches(20, 3, ("gnubg", "random"), seed=2)
+    assert m.n_matches == 20
+    r = fastbg.rollout(fastbg.START, trials=144, bot="gnubg", seed=3)
+    vr = fastbg.rollout(fastbg.START, trials=72, bot="gnubg", seed=3, variance_reduction=True,
+                        evaluator=net)
+    assert abs(r.equity) < 0.6 and abs(vr.equity) < 0.3
+
+
+def test_gnubg_nn_bot_still_available():
+    res = fastbg.play(20, ("gnubg-nn", "random"), seed=4)
+    assert res.bots == ("gnubg-nn", "random")
+
+
+def test_two_different_nets_refused(net, tmp_path):
+    other = fastbg.gnubg_net(_tiny_weights(tmp_path / "tiny.weights"))
+    with pytest.raises(ValueError, match="one set of networks"):
+        fastbg.play(2, (net.bot(), other.bot()))

@@ -1052,3 +1052,13 @@ def scores(cands, k, net, bo, scr, out):
     """out[i] = :func:`mover_score` of cands[i] for i < k."""
     for i in range(k):
         out[i] = mover_score(cands[i], net, bo, scr)
+
+
+@njit(parallel=True, cache=True)
+def scores_batch(cands, net, bo, n_tasks, out):
+    """out[i] = :func:`mover_score` of cands[i] (m, 26), in parallel tasks."""
+    m = cands.shape[0]
+    for t in prange(n_tasks):
+        scr = new_scratch()
+        for i in range(t * m // n_tasks, (t + 1) * m // n_tasks):
+            out[i] = mover_score(cands[i], net, bo, scr)

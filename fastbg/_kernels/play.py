@@ -30,6 +30,7 @@ from numba import njit, prange
 
 from . import cube as _cube
 from . import dice as _dice
+from . import gnubgnet as _gn
 from . import movegen as _mg
 from . import policies as _pol
 
@@ -44,6 +45,9 @@ ERR_NAN = 1          # a bot scored a candidate NaN
 ERR_TOO_LONG = 2     # the game passed the ply limit
 ERR_INVARIANT = 3    # debug mode: a step broke a board invariant
 ERR_CUBE_OVERFLOW = 4  # with no cube limit, the stake passed what the results hold
+
+# choose_segments: tasks, each with its scratch (enough for load balance on any machine).
+SEGMENT_TASKS = 64
 
 # Opening modes (RULES.md section 2).
 OPENING_USE = 0      # the first player plays the two opening dice
@@ -142,14 +146,22 @@ def turn_dice(seed, game, ply, d1, d2, opening, rot):
 
 
 @njit(cache=True)
-def choose_builtin(policy, seed, game, ply, before, cands, k, point, extra, scores):
-    """Index of the result a built-in policy plays (-1 for a NaN score)."""
+def choose_builtin(policy, seed, game, ply, before, cands, k, tables, extra, scores, gscr):
+    """Index of the result a built-in policy plays (-1 for a NaN score).
+
+    tables = (pubeval point table, gnubg net arrays, gnubg bear-off tables) and extra the
+    pubeval extra weights (see ``bots``); gscr is a gnubg scratch
+    (:func:`fastbg._kernels.gnubgnet.new_scratch`).
+    """
     if k == 1:
         return 0
     if policy == _pol.RANDOM:
         return _dice.uniform_index(seed, game, ply, k)
+    point, gnet, gbo = tables
     if policy == _pol.PUBEVAL:
         _pol.pubeval_scores(before, cands, k, point, extra, scores)
+    elif policy == _pol.GNUBG:
+        _gn.scores(cands, k, gnet, gbo, gscr, scores)
     else:
         _pol.greedy_scores(before, cands, k, scores)
     return _pol.best_index(scores, k)
@@ -209,7 +221,8 @@ def step_ok(before, after, d1, d2):
 def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
     """Play one game to the end (or to the truncation ply) in the scratch ``scr``.
 
-    bots  = (policies int64[2], pubeval point table, pubeval extra, plugin0, plugin1)
+    bots  = (policies int64[2], tables, pubeval extra, plugin0, plugin1); tables =
+            (pubeval point table, gnubg net arrays, gnubg bear-off tables)
     cubes = (cfg, strategies int64[2], efficiency float64[2], met_pre, met_post,
              cube plugin0, cube plugin1)
     scr   = :func:`new_game_scratch`; its board holds the final position afterwards.
@@ -217,9 +230,9 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
     the caller's dedupe generation counter, advanced once per ply; ``points`` is what the
     winner scores (kind when the cube is off).
     """
-    policies, point, extra, plugin0, plugin1 = bots
+    policies, tables, extra, plugin0, plugin1 = bots
     cfg, strat, xeff, met_pre, met_post, cplug0, cplug1 = cubes
-    board, prev, out, scores, probs, work, stack, hashes, slots = scr
+    board, prev, out, scores, probs, work, stack, hashes, slots, gscr = scr
     side, d1, d2, ties = start_game(seed, game, start_board, gcfg[G_START_SIDE],
                                     gcfg[G_USE_START] != 0, board)
     first = side
@@ -262,7 +275,8 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
         elif policy == _pol.PLUGIN:
             idx = 0
         else:
-            idx = choose_builtin(policy, seed, game, ply, board, out, k, point, extra, scores)
+            idx = choose_builtin(policy, seed, game, ply, board, out, k, tables, extra, scores,
+                                 gscr)
         if idx < 0:
             return side, 0, ply, first, ERR_NAN, gen, value, False, 0
         if debug:
@@ -287,11 +301,12 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
 
 @njit(cache=True)
 def new_game_scratch():
-    """Scratch for one thread: board, previous board, results, scores, probabilities, movegen."""
+    """Scratch for one thread: board, previous board, results, scores, probabilities, movegen,
+    gnubg evaluation."""
     work, stack, hashes, slots = _mg.new_scratch()
     return (np.zeros(BOARD_SIZE, np.int8), np.zeros(BOARD_SIZE, np.int8),
             np.empty((MAX_RESULTS, BOARD_SIZE), np.int8), np.zeros(MAX_RESULTS), np.zeros(5),
-            work, stack, hashes, slots)
+            work, stack, hashes, slots, _gn.new_scratch())
 
 
 @njit(parallel=True, cache=True)
@@ -306,14 +321,18 @@ def play_games(seed, game0, n_tasks, gcfg, start_board, rot, bots, cubes, outcom
     """
     n = outcome.shape[0]
     keep = final.shape[0] == n
+    # Parallel loops take tuples of arrays one level deep: rebuild ``bots`` inside.
+    policies, tables, extra, plugin0, plugin1 = bots
+    point, gnet, gbo = tables
     for t in prange(n_tasks):
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
         scr = new_game_scratch()
         gen = 0
+        task_bots = (policies, (point, gnet, gbo), extra, plugin0, plugin1)
         for g in range(lo, hi):
             w, kd, pl, fi, err, gen, val, drp, pts = play_one(
-                seed, game0 + g, gcfg, start_board, rot, bots, cubes, scr, gen)
+                seed, game0 + g, gcfg, start_board, rot, task_bots, cubes, scr, gen)
             outcome[g, 0] = w
             outcome[g, 1] = kd
             outcome[g, 2] = pl
@@ -341,10 +360,13 @@ def play_matches(seed, match0, n_tasks, length, gcfg, start_board, rot, bots, cu
     """
     n = result.shape[0]
     cfg = cubes[0]
+    policies, tables, extra, plugin0, plugin1 = bots
+    point, gnet, gbo = tables
     for t in prange(n_tasks):
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
         scr = new_game_scratch()
+        task_bots = (policies, (point, gnet, gbo), extra, plugin0, plugin1)
         g_cfg = gcfg.copy()
         gen = 0
         for m in range(lo, hi):
@@ -365,7 +387,7 @@ def play_matches(seed, match0, n_tasks, length, gcfg, start_board, rot, bots, cu
                                            and not crawford_done and not craw)
                 key = ((match0 + m) << 16) | games
                 w, kd, pl, fi, e, gen, val, drp, pts = play_one(
-                    seed, key, g_cfg, start_board, rot, bots, cubes, scr, gen)
+                    seed, key, g_cfg, start_board, rot, task_bots, cubes, scr, gen)
                 games += 1
                 if e != 0:
                     err = e
@@ -459,10 +481,13 @@ def lockstep_choose(seed, game0, live, ply, side, bots, boards, res, off, n_task
     Built-in and plug-in bots choose here; games whose mover is a Python evaluator get
     -2 (to be filled by the caller) unless they have a single candidate; -1 marks a NaN.
     """
-    policies, point, extra, plugin0, plugin1 = bots
+    policies, tables, extra, plugin0, plugin1 = bots
+    point, gnet, gbo = tables
     m = live.shape[0]
     for t in prange(n_tasks):
         scores = np.zeros(MAX_RESULTS)
+        gscr = _gn.new_scratch()
+        task_tables = (point, gnet, gbo)
         for j in range(t * m // n_tasks, (t + 1) * m // n_tasks):
             g = live[j]
             k = off[j + 1] - off[j]
@@ -480,7 +505,7 @@ def lockstep_choose(seed, game0, live, ply, side, bots, boards, res, off, n_task
                 choice[j] = _pol.best_index(scores, k)
             else:
                 choice[j] = choose_builtin(policy, seed, game0 + g, ply[g], boards[g], cands,
-                                           k, point, extra, scores)
+                                           k, task_tables, extra, scores, gscr)
 
 
 @njit(cache=True)
@@ -541,15 +566,23 @@ def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, gcfg,
 
 
 @njit(parallel=True, cache=True)
-def choose_segments(policy, seed, game0, games, ply, befores, res, off, point, extra, choice):
+def choose_segments(policy, seed, game0, games, ply, befores, res, off, tables, extra, choice):
     """choice[i]: a built-in policy's pick among res[off[i]:off[i + 1]] for game games[i].
 
     Used by rollouts with variance reduction, which score every roll's move; the random
     policy draws the same index it would draw in play (same game, ply and count).
+    ``tables`` and ``extra`` as in :func:`choose_builtin`.
     """
-    for i in prange(games.shape[0]):
+    n = games.shape[0]
+    n_tasks = min(n, SEGMENT_TASKS)
+    point, gnet, gbo = tables
+    for t in prange(n_tasks):
         scores = np.zeros(MAX_RESULTS)
-        g = games[i]
-        k = off[i + 1] - off[i]
-        choice[i] = choose_builtin(policy, seed, game0 + g, ply[g], befores[i],
-                                   res[off[i]:off[i + 1]], k, point, extra, scores)
+        gscr = _gn.new_scratch()
+        task_tables = (point, gnet, gbo)
+        for i in range(t * n // n_tasks, (t + 1) * n // n_tasks):
+            g = games[i]
+            k = off[i + 1] - off[i]
+            choice[i] = choose_builtin(policy, seed, game0 + g, ply[g], befores[i],
+                                       res[off[i]:off[i + 1]], k, task_tables, extra, scores,
+                                       gscr)

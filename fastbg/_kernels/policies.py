@@ -18,6 +18,7 @@ PUBEVAL = 1
 GREEDY = 2
 PLUGIN = 3       # a numba scorer passed to the kernel
 EVALUATOR = 4    # a Python evaluator called between lock-step rounds
+GNUBG = 5        # GNU Backgammon's 0-ply choice, its networks in numba (fastbg.gnubgnet)
 
 # pubeval gives a finished game (all 15 borne off) this score, above any weighted sum.
 PUBEVAL_WIN = 99999999.0
