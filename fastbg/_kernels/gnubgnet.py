@@ -238,21 +238,29 @@ def base_inputs(gb, inp):
 
 
 @njit(cache=True)
-def _escapes(board, n):
-    af = 0
-    for i in range(min(12, n)):
-        if board[24 - n + i] > 1:
-            af |= 1 << i
-    return ESC[af]
+def made_mask(board):
+    """Bit i set when board[i] holds two or more checkers (i = 0..24)."""
+    m = 0
+    for i in range(25):
+        if board[i] > 1:
+            m |= 1 << i
+    return m
 
 
 @njit(cache=True)
-def _escapes_r(board, n):
-    af = 0
-    for i in range(min(12, n)):
-        if board[24 - n + i] > 1:
-            af |= 1 << i
-    return ESC1[af]
+def _escape_pattern(mask, n):
+    """gnubg's Escapes pattern: bit i = point 24 - n + i made, for i < min(12, n)."""
+    return (mask >> (24 - n)) & ((1 << min(12, n)) - 1)
+
+
+@njit(cache=True)
+def _escapes(mask, n):
+    return ESC[_escape_pattern(mask, n)]
+
+
+@njit(cache=True)
+def _escapes_r(mask, n):
+    return ESC1[_escape_pattern(mask, n)]
 
 
 @njit(cache=True)
@@ -267,13 +275,23 @@ def pip_loss(board, opp, hit, rp, rc):
             n_board += 1
     for i in range(39):
         hit[i] = 0
+    hitters = 0                   # points we are willing to hit from
+    for j in range(25):
+        if board[j] and not (j < 6 and board[j] == 2):
+            hitters |= 1 << j
     top = 23 if n_board > 2 else 21
     for i in range(top, -1, -1):
         if opp[i] != 1:
             continue
-        for j in range(24 - i, 25):
-            if not board[j] or (j < 6 and board[j] == 2):
-                continue
+        cand = hitters >> (24 - i)
+        j = 24 - i - 1
+        while cand:
+            skip = 0
+            while not (cand & 1):
+                cand >>= 1
+                skip += 1
+            j += skip + 1
+            cand >>= 1
             for n in range(5):
                 c = HIT_WAYS[j - 24 + i, n]
                 if c == -1:
@@ -490,29 +508,29 @@ def half_inputs(board, opp, inp, o, hit, rp, rc):
     inp[o + I_P1] = p1
     inp[o + I_P2] = p2
 
-    inp[o + I_BACKESCAPES] = _escapes(board, 23 - n_opp_back) / 36.0
-    inp[o + I_BACKRESCAPES] = _escapes_r(board, 23 - n_opp_back) / 36.0
+    mine = made_mask(board)
+    theirs = made_mask(opp)
+    inp[o + I_BACKESCAPES] = _escapes(mine, 23 - n_opp_back) / 36.0
+    inp[o + I_BACKRESCAPES] = _escapes_r(mine, 23 - n_opp_back) / 36.0
 
-    n = 36
-    for i in range(15, 24 - n_opp_back):
-        j = _escapes(board, i)
-        if j < n:
-            n = j
-    inp[o + I_ACONTAIN] = (36 - n) / 36.0
+    # ACONTAIN runs i = 15 .. 23 - n_opp_back, CONTAIN i = 15 .. 23: one pass for both.
+    n_a = 36
+    n_c = 36
+    for i in range(15, max(24, 24 - n_opp_back)):
+        j = _escapes(mine, i)
+        if i < 24 - n_opp_back and j < n_a:
+            n_a = j
+        if i < 24 and j < n_c:
+            n_c = j
+    inp[o + I_ACONTAIN] = (36 - n_a) / 36.0
     inp[o + I_ACONTAIN2] = inp[o + I_ACONTAIN] * inp[o + I_ACONTAIN]
-
-    n = 36
-    for i in range(15, 24):
-        j = _escapes(board, i)
-        if j < n:
-            n = j
-    inp[o + I_CONTAIN] = (36 - n) / 36.0
+    inp[o + I_CONTAIN] = (36 - n_c) / 36.0
     inp[o + I_CONTAIN2] = inp[o + I_CONTAIN] * inp[o + I_CONTAIN]
 
     n = 0
     for i in range(6, 25):
         if board[i]:
-            n += (i - 5) * board[i] * _escapes(opp, i)
+            n += (i - 5) * board[i] * _escapes(theirs, i)
     inp[o + I_MOBILITY] = n / 3600.0
 
     j = 0
@@ -654,7 +672,12 @@ def net_inputs(ifunc, gb, inp, scr):
 
 @njit(cache=True)
 def forward(net, k, inp, hidden, out):
-    """Net ``k`` on ``inp``: float32 as gnubg's Evaluate (input-major sums, skipping zeros)."""
+    """Net ``k`` on ``inp``: float32 as gnubg's Evaluate (input-major sums, skipping zeros).
+
+    Every sum keeps gnubg's order, so the outputs are gnubg's bit for bit; the hidden
+    sums run across units (vectorised) and the five output sums run side by side (five
+    independent chains instead of one: 0.85 -> 0.15 us a contact evaluation, measured).
+    """
     w1, b1, w2, b2, beta, n_in, n_hid = net[0], net[1], net[2], net[3], net[4], net[5], net[6]
     nh = n_hid[k]
     for j in range(nh):
@@ -670,16 +693,44 @@ def forward(net, k, inp, hidden, out):
         else:
             for j in range(nh):
                 hidden[j] += row[j] * x
-    bh = -beta[k, 0]
+    sigmoid_scaled(hidden, nh, -beta[k, 0])
+    wo = w2[k]
+    r0 = b2[k, 0]
+    r1 = b2[k, 1]
+    r2 = b2[k, 2]
+    r3 = b2[k, 3]
+    r4 = b2[k, 4]
     for j in range(nh):
-        hidden[j] = sigmoid(bh * hidden[j])
+        h = hidden[j]
+        r0 += h * wo[0, j]
+        r1 += h * wo[1, j]
+        r2 += h * wo[2, j]
+        r3 += h * wo[3, j]
+        r4 += h * wo[4, j]
     bo = -beta[k, 1]
-    for o in range(N_OUT):
-        r = b2[k, o]
-        wo = w2[k, o]
-        for j in range(nh):
-            r += hidden[j] * wo[j]
-        out[o] = sigmoid(bo * r)
+    out[0] = sigmoid(bo * r0)
+    out[1] = sigmoid(bo * r1)
+    out[2] = sigmoid(bo * r2)
+    out[3] = sigmoid(bo * r3)
+    out[4] = sigmoid(bo * r4)
+
+
+@njit(cache=True)
+def sigmoid_scaled(h, n, scale):
+    """h[j] = sigmoid(scale * h[j]) for j < n: :func:`sigmoid` without branches, so the
+    loop vectorises (same float32 operations, same results)."""
+    ten = np.float32(10.0)
+    one = np.float32(1.0)
+    for j in range(n):
+        x = scale * h[j]
+        neg = np.signbit(x)
+        ax = -x if neg else x
+        big = ax >= ten
+        x1 = ten * (np.float32(0.0) if big else ax)
+        i = np.int64(x1)
+        v = one / (one + SIG_E[i] * (np.float32(10 - i) + x1))
+        v = (one - v) if neg else v
+        h[j] = v if not big else (SIG_LO if neg else SIG_HI)
 
 
 # ---- bear-off and race refinements ------------------------------------------------------
@@ -733,22 +784,29 @@ INT32_LIMIT = 1 << 31
 @njit(cache=True)
 def _one_sided_win(n, n_opp, os_):
     """P(the side on roll, index n, finishes no later than the other, index n_opp), as
-    gnubg's EvalBearoff1Full computes it: each product of two 16-bit entries is a C
-    ``int`` (products of 2^31 or more wrap to negative), summed into an unsigned 64-bit
-    total. A wrapped product drives the total below zero, i.e. huge: the result is then
-    far above 1 (the sanity check clips it to a certain win), as in gnubg."""
+    gnubg's EvalBearoff1Full computes it: the sum over i <= j of 16-bit products
+    p_n[i] p_opp[j], each a C ``int``, into an unsigned 64-bit total.
+
+    A product of 2^31 or more wraps negative and, the true total being below 2^32, drives
+    the total below zero, i.e. huge: gnubg then returns a value far above 1 (its sanity
+    check clips it to a certain win). Here: suffix sums for the exact total, suffix
+    maxima to detect a wrap, which returns 2.0 (every use of the value only compares it
+    with 0 and 1, then clips it)."""
     x = np.int64(0)
-    for i in range(32):
+    suffix = np.int64(0)
+    top = np.int64(0)
+    wrap = False
+    for i in range(31, -1, -1):
+        b = os_[n_opp, i]
+        suffix += b
+        if b > top:
+            top = b
         a = os_[n, i]
-        if a == 0:
-            continue
-        for j in range(i, 32):
-            prod = a * os_[n_opp, j]
-            if prod >= INT32_LIMIT:
-                prod -= 2 * INT32_LIMIT
-            x += prod
-    if x < 0:
-        return (np.float64(x) + 18446744073709551616.0) / (65535.0 * 65535.0)
+        x += a * suffix
+        if a * top >= INT32_LIMIT:
+            wrap = True
+    if wrap:
+        return 2.0
     return np.float64(x) / (65535.0 * 65535.0)
 
 
