@@ -220,21 +220,46 @@ def classify(gb, binom):
 # ---- inputs ---------------------------------------------------------------------------
 
 @njit(cache=True)
-def base_inputs(gb, inp):
-    """200 inputs: per side (row 0 first), 4 per point and 4 for the bar."""
+def _point_inputs(nc, inp, o):
+    """A point's 4 inputs: 1 checker, 2, 3 or more, (n - 3) / 2 above 3."""
+    inp[o] = 1.0 if nc == 1 else 0.0
+    inp[o + 1] = 1.0 if nc == 2 else 0.0
+    inp[o + 2] = 1.0 if nc >= 3 else 0.0
+    inp[o + 3] = (nc - 3) / 2.0 if nc > 3 else 0.0
+
+
+@njit(cache=True)
+def _point_nonzero(nc, o, nz, c):
+    """Append the indices of a point's non-zero inputs to nz[c:] (without branches: the
+    0..2 written entries are kept by the count); returns the new count."""
+    nz[c] = o + min(nc, 3) - 1
+    nz[c + 1] = o + 3
+    return c + (nc > 0) + (nc > 3)
+
+
+@njit(cache=True)
+def base_inputs(gb, inp, nz):
+    """200 inputs: per side (row 0 first), 4 per point and 4 for the bar. Returns the
+    number of non-zero inputs, listed in increasing order in nz."""
     for s in range(2):
         o = s * 100
         for i in range(24):
-            nc = gb[s, i]
-            inp[o + 4 * i] = 1.0 if nc == 1 else 0.0
-            inp[o + 4 * i + 1] = 1.0 if nc == 2 else 0.0
-            inp[o + 4 * i + 2] = 1.0 if nc >= 3 else 0.0
-            inp[o + 4 * i + 3] = (nc - 3) / 2.0 if nc > 3 else 0.0
+            _point_inputs(gb[s, i], inp, o + 4 * i)
         nc = gb[s, 24]
         inp[o + 96] = 1.0 if nc >= 1 else 0.0
         inp[o + 97] = 1.0 if nc >= 2 else 0.0
         inp[o + 98] = 1.0 if nc >= 3 else 0.0
         inp[o + 99] = (nc - 3) / 2.0 if nc > 3 else 0.0
+    c = 0
+    for s in range(2):
+        o = s * 100
+        for i in range(24):
+            c = _point_nonzero(gb[s, i], o + 4 * i, nz, c)
+        nc = gb[s, 24]
+        for q in range(4):
+            nz[c + q] = o + 96 + q
+        c += min(nc, 3) + (nc > 3)
+    return c
 
 
 @njit(cache=True)
@@ -261,6 +286,27 @@ def _escapes(mask, n):
 @njit(cache=True)
 def _escapes_r(mask, n):
     return ESC1[_escape_pattern(mask, n)]
+
+
+@njit(cache=True)
+def _top_bit(x):
+    """Index of the highest set bit of 0 < x < 2^32."""
+    n = 0
+    if x >> 16:
+        x >>= 16
+        n += 16
+    if x >> 8:
+        x >>= 8
+        n += 8
+    if x >> 4:
+        x >>= 4
+        n += 4
+    if x >> 2:
+        x >>= 2
+        n += 2
+    if x >> 1:
+        n += 1
+    return n
 
 
 @njit(cache=True)
@@ -326,24 +372,21 @@ def pip_loss(board, opp, hit, rp, rc):
                     continue
                 pips = HIT_WAY[r, W_PIPS]
                 if HIT_WAY[r, W_FACES] == 1:
-                    for k in range(23, 0, -1):
-                        if hit[r] & (np.int64(1) << k):
-                            if n != k or board[k] > 1:
-                                rc[i] += 1
-                            n = k
-                            if k - pips + 1 > rp[i]:
-                                rp[i] = k - pips + 1
-                            if ROLL_WAYS[i, 3] >= 0 and (hit[r] & ~(np.int64(1) << k)):
-                                rc[i] += 1
-                            break
+                    m = hit[r] & 0xFFFFFE                 # the most advanced of points 23..1
+                    if m:
+                        k = _top_bit(m)
+                        if n != k or board[k] > 1:
+                            rc[i] += 1
+                        n = k
+                        if k - pips + 1 > rp[i]:
+                            rp[i] = k - pips + 1
+                        if ROLL_WAYS[i, 3] >= 0 and (hit[r] & ~(np.int64(1) << k)):
+                            rc[i] += 1
                 else:
                     if not rc[i]:
                         rc[i] = 1
-                    k = 23
-                    while k >= 0:
-                        if hit[r] & (np.int64(1) << k):
-                            break
-                        k -= 1
+                    m = hit[r] & 0xFFFFFF
+                    k = _top_bit(m) if m else -1
                     if k - pips + 1 > rp[i]:
                         rp[i] = k - pips + 1
                     for q in range(3):
@@ -631,48 +674,61 @@ def _men_off_contact(board, inp, o):
 
 
 @njit(cache=True)
-def race_inputs(gb, inp):
-    """gnubg's CalculateRaceInputs: 107 per side (row 0 first)."""
+def race_inputs(gb, inp, nz):
+    """gnubg's CalculateRaceInputs: 107 per side (row 0 first). Returns the number of
+    non-zero inputs, listed in increasing order in nz."""
+    c = 0
     for s in range(2):
         o = s * RACE_HALF
         men_off = CHECKERS
         for i in range(23):
             nc = gb[s, i]
             men_off -= nc
-            inp[o + 4 * i] = 1.0 if nc == 1 else 0.0
-            inp[o + 4 * i + 1] = 1.0 if nc == 2 else 0.0
-            inp[o + 4 * i + 2] = 1.0 if nc >= 3 else 0.0
-            inp[o + 4 * i + 3] = (nc - 3) / 2.0 if nc > 3 else 0.0
+            _point_inputs(nc, inp, o + 4 * i)
+            c = _point_nonzero(nc, o + 4 * i, nz, c)
         for k in range(14):
             inp[o + RI_OFF + k] = 1.0 if men_off == k + 1 else 0.0
+        if 1 <= men_off <= 14:
+            nz[c] = o + RI_OFF + men_off - 1
+            c += 1
         cross = 0
         for k in range(1, 4):
             for i in range(6 * k, 6 * k + 6):
                 cross += gb[s, i] * k
         inp[o + RI_NCROSS] = cross / 10.0
+        if cross:
+            nz[c] = o + RI_NCROSS
+            c += 1
+    return c
 
 
 @njit(cache=True)
 def net_inputs(ifunc, gb, inp, scr):
-    """Fill ``inp`` with input function ``ifunc`` (IF_*) of ``gb``."""
-    hit, rp, rc = scr[1], scr[2], scr[3]
+    """Fill ``inp`` with input function ``ifunc`` (IF_*) of ``gb``; the indices of the
+    non-zero inputs go to scr[8] in increasing order, their number is returned."""
+    hit, rp, rc, nz = scr[1], scr[2], scr[3], scr[8]
     if ifunc == IF_RACE:
-        race_inputs(gb, inp)
-        return
-    base_inputs(gb, inp)
+        return race_inputs(gb, inp, nz)
+    c = base_inputs(gb, inp, nz)
     half_inputs(gb[1], gb[0], inp, BASE_INPUTS, hit, rp, rc)
     half_inputs(gb[0], gb[1], inp, BASE_INPUTS + MORE_INPUTS, hit, rp, rc)
     if ifunc == IF_CONTACT250:
         # gnubg's contact inputs write each side's borne-off count over the other's.
         _men_off_contact(gb[0], inp, BASE_INPUTS + I_OFF1)
         _men_off_contact(gb[1], inp, BASE_INPUTS + MORE_INPUTS + I_OFF1)
+    for i in range(BASE_INPUTS, BASE_INPUTS + 2 * MORE_INPUTS):
+        if inp[i] != 0.0:
+            nz[c] = i
+            c += 1
+    return c
 
 
 # ---- network --------------------------------------------------------------------------
 
 @njit(cache=True)
-def forward(net, k, inp, hidden, out):
-    """Net ``k`` on ``inp``: float32 as gnubg's Evaluate (input-major sums, skipping zeros).
+def forward(net, k, inp, nz, n_nz, hidden, out):
+    """Net ``k`` on ``inp`` whose non-zero entries are inp[nz[:n_nz]] (increasing): float32
+    as gnubg's Evaluate (input-major sums over the non-zero inputs).
 
     Every sum keeps gnubg's order, so the outputs are gnubg's bit for bit; the hidden
     sums run across units (vectorised) and the five output sums run side by side (five
@@ -682,10 +738,9 @@ def forward(net, k, inp, hidden, out):
     nh = n_hid[k]
     for j in range(nh):
         hidden[j] = b1[k, j]
-    for i in range(n_in[k]):
+    for q in range(n_nz):
+        i = nz[q]
         x = inp[i]
-        if x == 0.0:
-            continue
         row = w1[k, i]
         if x == 1.0:
             for j in range(nh):
@@ -1031,10 +1086,12 @@ def sanity_check(gb, out):
 @njit(cache=True)
 def new_scratch():
     """Per-thread scratch: (inputs f32[250], hit[39], roll pips[21], roll checkers[21],
-    hidden f32[256], outputs f32[5], gnubg board [2, 25], dummy board [2, 25])."""
+    hidden f32[256], outputs f32[5], gnubg board [2, 25], dummy board [2, 25],
+    non-zero input indices [250])."""
     return (np.zeros(MAX_INPUTS, np.float32), np.zeros(39, np.int64), np.zeros(21, np.int64),
             np.zeros(21, np.int64), np.zeros(256, np.float32), np.zeros(N_OUT, np.float32),
-            np.zeros((2, 25), np.int64), np.zeros((2, 25), np.int64))
+            np.zeros((2, 25), np.int64), np.zeros((2, 25), np.int64),
+            np.zeros(MAX_INPUTS, np.int64))
 
 
 @njit(cache=True)
@@ -1052,15 +1109,15 @@ def evaluate_gb(gb, net, bo, scr):
     elif pc == C_BEAROFF1:
         eval_bearoff1(gb, bo, out)
     elif pc == C_RACE:
-        net_inputs(ifuncs[NET_RACE], gb, inp, scr)
-        forward(net, NET_RACE, inp, hidden, out)
+        n_nz = net_inputs(ifuncs[NET_RACE], gb, inp, scr)
+        forward(net, NET_RACE, inp, scr[8], n_nz, hidden, out)
         race_improvement(gb, out, bo, dummy)
     else:
         k = NET_CONTACT
         if pc == C_CRASHED and net[5][NET_CRASHED] > 0:
             k = NET_CRASHED
-        net_inputs(ifuncs[k], gb, inp, scr)
-        forward(net, k, inp, hidden, out)
+        n_nz = net_inputs(ifuncs[k], gb, inp, scr)
+        forward(net, k, inp, scr[8], n_nz, hidden, out)
     sanity_check(gb, out)
     return pc
 
