@@ -200,6 +200,7 @@ class GnubgNet:
         self.threads = threads
         self.arrays = weights.arrays
         self.bearoff = _bearoff.tables()
+        self._probs_kernel = None
 
     def __repr__(self):
         return f"GnubgNet({self.weights.path!r}, version {self.weights.version!r})"
@@ -255,6 +256,42 @@ class GnubgNet:
     def bot(self):
         """This net as a bot for :func:`fastbg.play` (0-ply, best cubeless equity)."""
         return GnubgBot(self)
+
+    def probs_kernel(self):
+        """This net as a numba ``probs(board, out)`` plug-in (the signature of
+        :class:`fastbg.JanowskiCube` and the evaluators' kernels): out float64[5] gets the
+        probabilities of the player on roll of board int8[26].
+
+        The weights and bear-off tables are compiled in as constants (about 7 MB; a few
+        seconds to compile, once per net and process; plug-ins are not cached on disk).
+        """
+        if self._probs_kernel is None:
+            self._probs_kernel = _make_probs_kernel(self.arrays, self.bearoff)
+        return self._probs_kernel
+
+    def cube(self, x=0.68):
+        """A :class:`fastbg.JanowskiCube` cube strategy on this net's cubeless
+        probabilities, with cube efficiency ``x`` (gnubg uses about 0.68 in contact)."""
+        from .cube_strategies import JanowskiCube
+        return JanowskiCube(self.probs_kernel(), x=x, name="gnubg-janowski")
+
+
+def _make_probs_kernel(arrays, bearoff):
+    """An njit ``probs(board, out)`` closed over one net (its arrays become constants;
+    the bear-off tables in their narrowest integer types to keep them small)."""
+    from numba import njit
+    binom, one, two, gam, rbg, ok = bearoff
+    tabs = (binom, one.astype(np.uint16), two, gam.astype(np.int32), rbg, ok)
+    net = arrays
+    evaluate = _k.evaluate_board
+    new_scratch = _k.new_scratch
+
+    @njit
+    def probs(board, out):
+        scr = new_scratch()
+        evaluate(board, net, tabs, scr, out)
+
+    return probs
 
 
 @dataclass(frozen=True, eq=False)

@@ -427,3 +427,21 @@ def test_gnubg_bot_without_weights(monkeypatch):
     monkeypatch.setattr(gnubgnet, "default_weights_path", lambda: None)
     with pytest.raises(ImportError, match=r"gnubg bot needs .*pip install 'fastbg\[gnubg\]'"):
         fastbg.play(1, ("gnubg", "random"))
+
+
+def test_probs_kernel_and_cube_strategy(net):
+    kern = net.probs_kernel()
+    assert net.probs_kernel() is kern
+    boards = np.concatenate([game_positions(200, seed=31), bearoff_positions(100, seed=32),
+                             race_positions(100, seed=33)])
+    out = np.zeros(5)
+    want = net(boards)
+    for b, w in zip(boards, want):
+        kern(b, out)
+        np.testing.assert_array_equal(out, w)
+    cube = net.cube(0.68)
+    assert isinstance(cube, fastbg.JanowskiCube) and cube.x == 0.68
+    res = fastbg.play(200, ("gnubg", "pubeval"), seed=34, rules=fastbg.MoneyRules(),
+                      cube=(cube, "never"))
+    s = res.summary()
+    assert s["mean_cube"] > 1.0 and s["points_per_game"] > 0.3
