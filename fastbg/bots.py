@@ -112,9 +112,8 @@ def resolve(bot):
 def _extra_bot(key):
     """Bots from optional extras, by name; None when the name is not one of them."""
     if key == "gnubg-nn":
-        from .gnubg import evaluate, _module
-        _module()
-        return EvaluatorBot(evaluate, name="gnubg-nn")
+        from .gnubg import gnubg_bot
+        return gnubg_bot()
     return None
 
 

@@ -259,7 +259,7 @@ def play(bots, games, seed, threads, offset, opening, money, match_length, cube_
               help="Stop trials after this many plies and score them with --evaluator.")
 @click.option("--vr", "variance_reduction", is_flag=True,
               help="Variance reduction (luck adjustment) with --evaluator.")
-@click.option("--evaluator", default=None, type=click.Choice(["race", "gnubg"]),
+@click.option("--evaluator", default=None, type=click.Choice(["race", "gnubg", "gnubg-nn"]),
               help="Probabilities for truncation and variance reduction.")
 @click.option("--money", is_flag=True, help="Also estimate the cubeful money equity.")
 @click.option("--match", "match_length", type=click.IntRange(1), default=None,

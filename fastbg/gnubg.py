@@ -15,7 +15,8 @@ Seen from the other side the two rows simply swap, which is how the bot turns a 
 result (still seen from the player who moved) into the position GNU Backgammon evaluates:
 the opponent on roll.
 
-The bot, ``"gnubg"`` in :func:`fastbg.play` (or :func:`gnubg_bot`), plays GNU Backgammon's
+The bot, ``"gnubg-nn"`` in :func:`fastbg.play` (or :func:`gnubg_bot`; ``"gnubg"`` is the
+faster numba port in :mod:`fastbg.gnubgnet`, kept equal to this one), plays GNU Backgammon's
 0-ply cubeless money choice: each candidate is scored by the mover's cubeless equity,
 minus the equity of the opponent on roll from ``gnubg_nn.probabilities(board, 0)``
 (neural nets for contact, crashed and race positions, the bear-off databases where they
@@ -181,4 +182,4 @@ def gnubg_bot():
     the net gnubg_nn has active (its own default unless ``gnubg_nn.net_use`` changed it).
     """
     _module()
-    return EvaluatorBot(evaluate, name="gnubg")
+    return EvaluatorBot(evaluate, name="gnubg-nn")

@@ -143,7 +143,8 @@ def rollout(position, trials=1296, bot="pubeval", seed=0, rules=None, truncate=N
                 played with the two ``cube`` strategies.
     truncate  : stop trials after this many plies and score them with ``evaluator``.
     evaluator : probabilities for the player on roll, ``f(boards (m, 26)) -> (m, 5)``, or
-                ``"race"`` / ``"gnubg"``; needed for truncation and variance reduction.
+                ``"race"`` / ``"gnubg"`` (the numba port of GNU Backgammon's nets) /
+                ``"gnubg-nn"``; needed for truncation and variance reduction.
     out       : a file to append results to as chunks finish (JSON lines); with
                 ``resume=True`` chunks already in it are not played again, and the result is
                 bit-identical to an uninterrupted run.
@@ -220,9 +221,13 @@ def _resolve_evaluator(evaluator):
             from .evaluators import race_evaluator
             return race_evaluator()
         if key == "gnubg":
+            from .gnubgnet import gnubg_net
+            return gnubg_net()               # GNU Backgammon's nets in numba, batched
+        if key == "gnubg-nn":
             from .gnubg import probabilities
-            return probabilities
-        raise ValueError(f"unknown evaluator {evaluator!r}: 'race', 'gnubg' or a function")
+            return probabilities             # gnubg-nn itself, one call per position
+        raise ValueError(f"unknown evaluator {evaluator!r}: 'race', 'gnubg', 'gnubg-nn' "
+                         "or a function")
     if not callable(evaluator):
         raise TypeError("evaluator must be a function boards (m, 26) -> probabilities (m, 5)")
     return evaluator

@@ -158,7 +158,7 @@ def test_choice_matches_gnubg_best_move_any_position(b):
 
 def test_bot_by_name_and_object():
     bot = gnubg_bot()
-    assert isinstance(bot, fastbg.EvaluatorBot) and bot.name == "gnubg"
+    assert isinstance(bot, fastbg.EvaluatorBot) and bot.name == "gnubg-nn"
     res = fastbg.play(100, ("gnubg", "random"), seed=11)
     s = res.summary()
     assert res.bots == ("gnubg", "random")
