@@ -990,53 +990,44 @@ def race_improvement(gb, out, bo, dummy):
 
 
 @njit(cache=True)
-def eval_over(gb, out):
-    """gnubg's EvalOver: the game is finished."""
-    none0 = True
+def _loser_kind(gb, loser):
+    """(gammon, backgammon) as 0/1 for ``loser`` (gnubg row) of a finished game."""
+    c = 0
     for i in range(25):
-        if gb[0, i]:
-            none0 = False
-            break
-    if none0:
+        c += gb[loser, i]
+    if c <= 14:
+        return 0.0, 0.0        # he bore off a checker: a single game
+    for i in range(18, 25):
+        if gb[loser, i]:
+            return 1.0, 1.0    # still in the winner's home board or on the bar
+    return 1.0, 0.0
+
+
+@njit(cache=True)
+def _has_checkers(gb, side):
+    for i in range(25):
+        if gb[side, i]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def eval_over(gb, out):
+    """gnubg's EvalOver: the game is finished (row 0 is the side not on roll)."""
+    if not _has_checkers(gb, 0):          # the side not on roll bore off all: roller lost
+        g, bg = _loser_kind(gb, 1)
         out[OUT_WIN] = 0.0
         out[OUT_WG] = 0.0
         out[OUT_WBG] = 0.0
-        c = 0
-        for i in range(25):
-            c += gb[1, i]
-        if c > 14:
-            out[OUT_LG] = 1.0
-            out[OUT_LBG] = 0.0
-            for i in range(18, 25):
-                if gb[1, i]:
-                    out[OUT_LBG] = 1.0
-                    break
-            return
-        out[OUT_LG] = 0.0
-        out[OUT_LBG] = 0.0
-        return
-    none1 = True
-    for i in range(25):
-        if gb[1, i]:
-            none1 = False
-            break
-    if none1:
+        out[OUT_LG] = g
+        out[OUT_LBG] = bg
+    elif not _has_checkers(gb, 1):        # the roller bore off all
+        g, bg = _loser_kind(gb, 0)
         out[OUT_WIN] = 1.0
+        out[OUT_WG] = g
+        out[OUT_WBG] = bg
         out[OUT_LG] = 0.0
         out[OUT_LBG] = 0.0
-        c = 0
-        for i in range(25):
-            c += gb[0, i]
-        if c > 14:
-            out[OUT_WG] = 1.0
-            out[OUT_WBG] = 0.0
-            for i in range(18, 25):
-                if gb[0, i]:
-                    out[OUT_WBG] = 1.0
-                    break
-            return
-        out[OUT_WG] = 0.0
-        out[OUT_WBG] = 0.0
 
 
 @njit(cache=True)
