@@ -8,7 +8,9 @@ functions that fill them also list the non-zero ones (indices in increasing orde
 is all the hidden layer reads.
 """
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import config, njit, types
+from numba.core.extending import intrinsic
 
 CHECKERS = 15
 
@@ -78,6 +80,151 @@ ROLL_WAYS = np.array([
     [13, 31, 36, 38]], np.int64)
 
 
+def _enter_loss_table():
+    """gnubg's I_ENTER loss (before scaling) by the opponent's made home points (6 bits)
+    and whether two or more of ours are on the bar: the loop of CalculateHalfInputs."""
+    t = np.zeros((2, 64), np.int64)
+    for two in range(2):
+        for m in range(64):
+            loss = 0
+            for i in range(6):
+                if m >> i & 1:
+                    loss += 4 * (i + 1)
+                    for j in range(i + 1, 6):
+                        if m >> j & 1:
+                            loss += 2 * (i + j + 2)
+                        elif two:
+                            loss += 2 * (i + 1)
+                elif two:
+                    for j in range(i + 1, 6):
+                        if m >> j & 1:
+                            loss += 2 * (j + 1)
+            t[two, m] = loss
+    return t
+
+
+def _backbone_table():
+    """Sum of gnubg's backbone weights over the made points 1..11 pips below the front one:
+    bit t of the index is the point 11 - t pips below (11 within 6 pips, 13 - d up to 11)."""
+    t = np.zeros(1 << 11, np.int64)
+    for x in range(1 << 11):
+        for b in range(11):
+            if x >> b & 1:
+                d = 11 - b
+                t[x] += 11 if d <= 6 else 13 - d
+    return t
+
+
+def _encoding_tables():
+    """A point's 4 inputs and the bar's 4 inputs by checker count (0..15), float32."""
+    pt = np.zeros((16, 4), np.float32)
+    bt = np.zeros((16, 4), np.float32)
+    for nc in range(16):
+        pt[nc] = (1.0 if nc == 1 else 0.0, 1.0 if nc == 2 else 0.0, 1.0 if nc >= 3 else 0.0,
+                  (nc - 3) / 2.0 if nc > 3 else 0.0)
+        bt[nc] = (1.0 if nc >= 1 else 0.0, 1.0 if nc >= 2 else 0.0, 1.0 if nc >= 3 else 0.0,
+                  (nc - 3) / 2.0 if nc > 3 else 0.0)
+    return pt, bt
+
+
+ESC8 = ESC.astype(np.int8)          # the same tables in 4 KiB each instead of 32
+ESC18 = ESC1.astype(np.int8)
+ENTER_LOSS = _enter_loss_table()
+BACKBONE_W = _backbone_table()
+POINT_ENC, BAR_ENC = _encoding_tables()
+# Escape pattern width mask by distance n (gnubg's Escapes looks at min(12, n) points).
+ESC_WIDTH = np.array([(1 << min(12, n)) - 1 for n in range(25)], np.int64)
+# Hitting ways as table rows for the bar case: pips, shift of each intermediate's "open"
+# mask (-1: none), whether all intermediates must be open (else one of two suffices).
+WAY_PIPS = HIT_WAY[:, W_PIPS].copy()
+WAY_ALL = np.array([1 if (HIT_WAY[c, W_ALL] or HIT_WAY[c, W_FACES] == 1) else 0
+                    for c in range(39)], np.int64)
+WAY_SHIFT = np.array([[HIT_WAY[c, W_PIPS] - HIT_WAY[c, W_INTER + k]
+                       if HIT_WAY[c, W_FACES] > 1 and HIT_WAY[c, W_INTER + k] > 0 else -1
+                       for k in range(3)] for c in range(39)], np.int64)
+LOW24 = 0xFFFFFF
+
+
+# ---- bit helpers ------------------------------------------------------------------------
+
+@intrinsic
+def _ctlz64(typingctx, x):
+    """LLVM's llvm.ctlz.i64 (64 for 0)."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fn = builder.module.declare_intrinsic(
+            "llvm.ctlz", [i64], ir.FunctionType(i64, [i64, ir.IntType(1)]))
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
+
+    return sig, codegen
+
+
+@intrinsic
+def _cttz64(typingctx, x):
+    """LLVM's llvm.cttz.i64 (64 for 0)."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fn = builder.module.declare_intrinsic(
+            "llvm.cttz", [i64], ir.FunctionType(i64, [i64, ir.IntType(1)]))
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
+
+    return sig, codegen
+
+
+@intrinsic
+def _ctpop64(typingctx, x):
+    """LLVM's llvm.ctpop.i64."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [i64], ir.FunctionType(i64, [i64]))
+        return builder.call(fn, [args[0]])
+
+    return sig, codegen
+
+
+if config.DISABLE_JIT:
+    # Pure-Python mode (NUMBA_DISABLE_JIT=1, a test mode): no intrinsics there.
+    def _top(x):
+        """Index of the highest set bit of x >= 0; -1 for 0."""
+        return int(x).bit_length() - 1
+
+    def _low(x):
+        """Index of the lowest set bit of x > 0."""
+        x = int(x)
+        return (x & -x).bit_length() - 1
+
+    def _popcount(x):
+        """Number of set bits of x >= 0."""
+        return bin(int(x)).count("1")
+else:
+    @njit(cache=True, inline="always")
+    def _top(x):
+        """Index of the highest set bit of x >= 0; -1 for 0."""
+        return 63 - _ctlz64(x)
+
+    @njit(cache=True, inline="always")
+    def _low(x):
+        """Index of the lowest set bit of x > 0."""
+        return _cttz64(x)
+
+    @njit(cache=True, inline="always")
+    def _popcount(x):
+        """Number of set bits of x >= 0."""
+        return _ctpop64(x)
+
+
 # ---- inputs ---------------------------------------------------------------------------
 
 @njit(cache=True)
@@ -101,23 +248,19 @@ def _point_nonzero(nc, o, nz, c):
 @njit(cache=True)
 def base_inputs(gb, inp, nz):
     """200 inputs: per side (row 0 first), 4 per point and 4 for the bar. Returns the
-    number of non-zero inputs, listed in increasing order in nz."""
-    for s in range(2):
-        o = s * 100
-        for i in range(24):
-            _point_inputs(gb[s, i], inp, o + 4 * i)
-        nc = gb[s, 24]
-        inp[o + 96] = 1.0 if nc >= 1 else 0.0
-        inp[o + 97] = 1.0 if nc >= 2 else 0.0
-        inp[o + 98] = 1.0 if nc >= 3 else 0.0
-        inp[o + 99] = (nc - 3) / 2.0 if nc > 3 else 0.0
+    number of non-zero inputs, listed in increasing order in nz. (Encodings copied from
+    tables of 0..15 checkers.)"""
     c = 0
     for s in range(2):
         o = s * 100
         for i in range(24):
-            c = _point_nonzero(gb[s, i], o + 4 * i, nz, c)
+            nc = gb[s, i]
+            for q in range(4):
+                inp[o + 4 * i + q] = POINT_ENC[nc, q]
+            c = _point_nonzero(nc, o + 4 * i, nz, c)
         nc = gb[s, 24]
         for q in range(4):
+            inp[o + 96 + q] = BAR_ENC[nc, q]
             nz[c + q] = o + 96 + q
         c += min(nc, 3) + (nc > 3)
     return c
@@ -128,8 +271,7 @@ def made_mask(board):
     """Bit i set when board[i] holds two or more checkers (i = 0..24)."""
     m = 0
     for i in range(25):
-        if board[i] > 1:
-            m |= 1 << i
+        m |= np.int64(board[i] > 1) << i
     return m
 
 
@@ -152,22 +294,34 @@ def _escapes_r(mask, n):
 @njit(cache=True)
 def _top_bit(x):
     """Index of the highest set bit of 0 < x < 2^32."""
-    n = 0
-    if x >> 16:
-        x >>= 16
-        n += 16
-    if x >> 8:
-        x >>= 8
-        n += 8
-    if x >> 4:
-        x >>= 4
-        n += 4
-    if x >> 2:
-        x >>= 2
-        n += 2
-    if x >> 1:
-        n += 1
-    return n
+    return _top(x)
+
+
+@njit(cache=True)
+def _side_masks(board):
+    """(occupied, made (2+), exactly two) bitmasks of board[0..24]."""
+    occ = 0
+    made = 0
+    two = 0
+    for i in range(25):
+        b = board[i]
+        occ |= np.int64(b > 0) << i
+        made |= np.int64(b > 1) << i
+        two |= np.int64(b == 2) << i
+    return occ, made, two
+
+
+@njit(cache=True)
+def _opp_masks(opp):
+    """The opponent's made points and blots as bitmasks in *our* numbering (bit 23 - i for
+    its point i, i = 0..23)."""
+    made = 0
+    blots = 0
+    for i in range(24):
+        v = opp[23 - i]
+        made |= np.int64(v > 1) << i
+        blots |= np.int64(v == 1) << i
+    return made, blots
 
 
 @njit(cache=True)
@@ -176,154 +330,199 @@ def pip_loss(board, opp, hit, rp, rc):
 
     ``hit`` int64[39], ``rp`` / ``rc`` int64[21] are scratch.
     """
-    n_board = 0
-    for i in range(6):
-        if board[i] >= 2:
-            n_board += 1
-    for i in range(39):
-        hit[i] = 0
-    hitters = 0                   # points we are willing to hit from
-    for j in range(25):
-        if board[j] and not (j < 6 and board[j] == 2):
-            hitters |= 1 << j
-    top = 23 if n_board > 2 else 21
-    for i in range(top, -1, -1):
-        if opp[i] != 1:
-            continue
-        cand = hitters >> (24 - i)
-        j = 24 - i - 1
-        while cand:
-            skip = 0
-            while not (cand & 1):
-                cand >>= 1
-                skip += 1
-            j += skip + 1
-            cand >>= 1
-            for n in range(5):
-                c = HIT_WAYS[j - 24 + i, n]
-                if c == -1:
-                    break
-                if HIT_WAY[c, W_ALL]:
-                    if HIT_WAY[c, W_FACES] > 1:
-                        blocked = False
-                        for k in range(3):
-                            inter = HIT_WAY[c, W_INTER + k]
-                            if inter <= 0:
-                                break
-                            if opp[i - inter] > 1:
-                                blocked = True
-                                break
-                        if blocked:
-                            continue
-                else:
-                    if opp[i - HIT_WAY[c, W_INTER]] > 1 and opp[i - HIT_WAY[c, W_INTER + 1]] > 1:
-                        continue
-                hit[c] |= np.int64(1) << j
-    for i in range(21):
-        rp[i] = 0
-        rc[i] = 0
-    if not board[24]:
-        for i in range(21):
-            n = -1
-            for j in range(4):
-                r = ROLL_WAYS[i, j]
-                if r < 0:
-                    break
-                if not hit[r]:
-                    continue
-                pips = HIT_WAY[r, W_PIPS]
-                if HIT_WAY[r, W_FACES] == 1:
-                    m = hit[r] & 0xFFFFFE                 # the most advanced of points 23..1
-                    if m:
-                        k = _top_bit(m)
-                        if n != k or board[k] > 1:
-                            rc[i] += 1
-                        n = k
-                        if k - pips + 1 > rp[i]:
-                            rp[i] = k - pips + 1
-                        if ROLL_WAYS[i, 3] >= 0 and (hit[r] & ~(np.int64(1) << k)):
-                            rc[i] += 1
-                else:
-                    if not rc[i]:
-                        rc[i] = 1
-                    m = hit[r] & 0xFFFFFF
-                    k = _top_bit(m) if m else -1
-                    if k - pips + 1 > rp[i]:
-                        rp[i] = k - pips + 1
-                    for q in range(3):
-                        inter = HIT_WAY[r, W_INTER + q]
-                        if inter <= 0:
-                            break
-                        if opp[23 - k + inter] == 1:
-                            rc[i] += 1
-                            break
-    elif board[24] == 1:
-        for i in range(21):
-            n = 0
-            for j in range(4):
-                r = ROLL_WAYS[i, j]
-                if r < 0:
-                    break
-                if not hit[r]:
-                    continue
-                pips = HIT_WAY[r, W_PIPS]
-                if HIT_WAY[r, W_FACES] == 1:
-                    for k in range(24, 0, -1):
-                        if hit[r] & (np.int64(1) << k):
-                            if n and k != 24:
-                                break
-                            if k != 24:
-                                npip = HIT_WAY[ROLL_WAYS[i, 1 - j], W_PIPS]
-                                if opp[npip - 1] > 1:
-                                    break
-                                n = 1
-                            rc[i] += 1
-                            if k - pips + 1 > rp[i]:
-                                rp[i] = k - pips + 1
-                else:
-                    if not (hit[r] & (np.int64(1) << 24)):
-                        continue
-                    if not rc[i]:
-                        rc[i] = 1
-                    if 25 - pips > rp[i]:
-                        rp[i] = 25 - pips
-                    for q in range(3):
-                        inter = HIT_WAY[r, W_INTER + q]
-                        if inter <= 0:
-                            break
-                        if opp[inter + 1] == 1:
-                            rc[i] += 1
-                            break
+    occ, made, two = _side_masks(board)
+    omade, oblots = _opp_masks(opp)
+    return _pip_loss(board, occ, made, two, omade, oblots, hit, rp, rc)
+
+
+@njit(cache=True)
+def _pip_loss(board, occ, made, two, omade, oblots, hit, rp, rc):
+    """:func:`pip_loss` from bitmasks (ours: occupied, made, exactly two; the opponent's
+    made points and blots in our numbering). ``hit`` is scratch (13 used); rp, rc unused.
+
+    Way c of HIT_WAY hits from our point j when we may hit from j, the blot is at j - pips
+    and the intermediate points are open: for every j at once, hitters & (blots << pips)
+    & (open << (pips - intermediate)) ... gnubg then looks only at the highest hitter of
+    each way of a roll (and, with one checker on the bar, at the bar), so each roll's
+    counts follow from a few highest bits, computed here without branches. The integer
+    sums are gnubg's, so the three floats are too.
+    """
+    hitters = occ & ~(two & 63)       # a made 2-point in the home board does not hit
+    n_board = _popcount(made & 63)
+    blots = oblots if n_board > 2 else oblots & ~3    # gnubg: i <= 21 unless 3+ home points
+    # No blot with a hitter above it: nothing to hit.
+    if blots == 0 or hitters < ((blots & -blots) << 1):
+        return 0.0, 0.0, 0.0
+    opn = ~omade & LOW24
+    bar = board[24]
+    if bar == 0:
+        npips, n1, n2 = _rolls_no_bar(hitters, blots, opn, oblots, made, hit)
+    elif bar == 1:
+        npips, n1, n2 = _rolls_bar1(hitters, blots, opn, oblots, omade, hit)
     else:
-        for i in range(21):
-            for j in range(2):
-                r = ROLL_WAYS[i, j]
-                if not (hit[r] & (np.int64(1) << 24)):
-                    continue
-                if HIT_WAY[r, W_FACES] != 1:
-                    continue
-                rc[i] += 1
-                if 25 - HIT_WAY[r, W_PIPS] > rp[i]:
-                    rp[i] = 25 - HIT_WAY[r, W_PIPS]
-    npips = 0
-    n1 = 0
-    n2 = 0
-    for i in range(21):
-        w = 1 if ROLL_WAYS[i, 3] > 0 else 2
-        npips += rp[i] * w
-        if rc[i] > 0:
-            n1 += w
-            if rc[i] > 1:
-                n2 += w
+        npips, n1, n2 = _rolls_bar2(blots)
     return npips / (12.0 * 36.0), n1 / 36.0, n2 / 36.0
 
 
 @njit(cache=True)
+def _rolls_no_bar(hitters, blots, opn, oblots, made, hit):
+    """(pips, ways of 36 hitting once, twice) of gnubg's roll loop, nobody on our bar.
+
+    Per roll gnubg counts: each die's highest hitter (the second die again only if it is a
+    different checker or from a made point; a double's single die twice if it has two
+    hitters), then a combined move (at least one, plus one if it passes over a blot).
+    """
+    for d in range(1, 7):
+        h = hitters & (blots << d)
+        hit[d] = _top(h)              # highest hitter with one die d (-1: none)
+        hit[d + 6] = np.int64((h & (h - 1)) != 0)
+    npips = 0
+    n1 = 0
+    n2 = 0
+    for a in range(1, 6):
+        ka = hit[a]
+        for b in range(a + 1, 7):
+            kb = hit[b]
+            again = np.int64(ka != kb) | ((made >> max(kb, 0)) & 1)
+            nrc = np.int64(ka >= 0) + np.int64(kb >= 0) * again
+            h = hitters & (blots << (a + b)) & ((opn << a) | (opn << b))
+            kc = _top(h)
+            hc = np.int64(h != 0)
+            ks = max(kc, a + b)       # kc when it hits; shifts stay >= 0 otherwise
+            nrc = max(nrc, hc) + (((oblots >> (ks - a)) | (oblots >> (ks - b))) & hc)
+            nrp = max(max(ka - a, kb - b), kc - a - b) + 1
+            npips += 2 * max(nrp, 0)
+            n1 += 2 * np.int64(nrc > 0)
+            n2 += 2 * np.int64(nrc > 1)
+    for d in range(1, 7):
+        k = hit[d]
+        c2 = opn << d
+        c3 = c2 & (opn << (2 * d))
+        h2 = hitters & (blots << (2 * d)) & c2
+        h3 = hitters & (blots << (3 * d)) & c3
+        h4 = hitters & (blots << (4 * d)) & c3 & (opn << (3 * d))
+        k2 = _top(h2)
+        k3 = _top(h3)
+        k4 = _top(h4)
+        x2 = np.int64(h2 != 0)
+        x3 = np.int64(h3 != 0)
+        x4 = np.int64(h4 != 0)
+        s2 = max(k2, 2 * d)
+        s3 = max(k3, 3 * d)
+        s4 = max(k4, 4 * d)
+        e = (((oblots >> (s2 - d)) & x2)
+             + (((oblots >> (s3 - d)) | (oblots >> (s3 - 2 * d))) & x3)
+             + (((oblots >> (s4 - d)) | (oblots >> (s4 - 2 * d)) | (oblots >> (s4 - 3 * d)))
+                & x4))
+        nrc = max(np.int64(k >= 0) + hit[d + 6], x2 | x3 | x4) + e
+        nrp = max(max(k - d, k2 - 2 * d), max(k3 - 3 * d, k4 - 4 * d)) + 1
+        npips += max(nrp, 0)
+        n1 += np.int64(nrc > 0)
+        n2 += np.int64(nrc > 1)
+    return npips, n1, n2
+
+
+@njit(cache=True)
+def _rolls_bar1(hitters, blots, opn, oblots, omade, hit):
+    """gnubg's roll loop with one checker of ours on the bar: a die hits from the bar, and
+    its highest other hitter counts if the other die enters (for a double gnubg looks at
+    the point of two dice) and no other die's hitter counted yet; combined moves only
+    from the bar (plus one if the blot check of gnubg's, at opp[intermediate + 1], hits).
+    """
+    for d in range(1, 7):
+        h = hitters & (blots << d)
+        hit[d] = (h >> 24) & 1        # hits from the bar
+        hit[d + 6] = _top(h & LOW24)  # highest other hitter (-1: none)
+    npips = 0
+    n1 = 0
+    n2 = 0
+    for a in range(1, 6):
+        ba = hit[a]
+        ka = hit[a + 6]
+        enter_a = 1 - ((omade >> (24 - a)) & 1)
+        for b in range(a + 1, 7):
+            bb = hit[b]
+            kb = hit[b + 6]
+            ok_a = np.int64(ka >= 0) & (1 - ((omade >> (24 - b)) & 1))
+            ok_b = np.int64(kb >= 0) & (1 - ok_a) & enter_a
+            nrc = ba + ok_a + bb + ok_b
+            nrp = max(max(ba * (25 - a), ok_a * (ka - a + 1)),
+                      max(bb * (25 - b), ok_b * (kb - b + 1)))
+            hc = ((blots >> (24 - a - b)) & ((opn >> (24 - a)) | (opn >> (24 - b)))) & 1
+            e = ((oblots >> (22 - a)) | (oblots >> (22 - b))) & hc
+            nrc = max(nrc, hc) + e
+            nrp = max(nrp, hc * (25 - a - b))
+            npips += 2 * nrp
+            n1 += 2 * np.int64(nrc > 0)
+            n2 += 2 * np.int64(nrc > 1)
+    for d in range(1, 7):
+        bd = hit[d]
+        kd = hit[d + 6]
+        ok = np.int64(kd >= 0) & (1 - ((omade >> (24 - 2 * d)) & 1))
+        nrc = bd + ok
+        nrp = max(bd * (25 - d), ok * (kd - d + 1))
+        x2 = (blots >> (24 - 2 * d)) & (opn >> (24 - d)) & 1
+        x3 = (blots >> (24 - 3 * d)) & (opn >> (24 - d)) & (opn >> (24 - 2 * d)) & 1
+        x4 = ((blots >> (24 - 4 * d)) & (opn >> (24 - d)) & (opn >> (24 - 2 * d))
+              & (opn >> (24 - 3 * d)) & 1)
+        b1 = oblots >> (22 - d)
+        b2 = b1 | (oblots >> (22 - 2 * d))
+        b3 = b2 | (oblots >> (22 - 3 * d))
+        e = (b1 & x2) + (b2 & x3) + (b3 & x4)
+        nrc = max(nrc, x2 | x3 | x4) + e
+        nrp = max(nrp, max(x2 * (25 - 2 * d), max(x3 * (25 - 3 * d), x4 * (25 - 4 * d))))
+        npips += nrp
+        n1 += np.int64(nrc > 0)
+        n2 += np.int64(nrc > 1)
+    return npips, n1, n2
+
+
+@njit(cache=True)
+def _rolls_bar2(blots):
+    """gnubg's roll loop with two or more of ours on the bar: single dice from the bar."""
+    npips = 0
+    n1 = 0
+    n2 = 0
+    for a in range(1, 6):
+        ba = (blots >> (24 - a)) & 1
+        for b in range(a + 1, 7):
+            bb = (blots >> (24 - b)) & 1
+            npips += 2 * max(ba * (25 - a), bb * (25 - b))
+            n1 += 2 * (ba | bb)
+            n2 += 2 * (ba & bb)
+    for d in range(1, 7):
+        bd = (blots >> (24 - d)) & 1
+        npips += bd * (25 - d)
+        n1 += bd
+    return npips, n1, n2
+
+
+@njit(cache=True)
 def half_inputs(board, opp, inp, o, hit, rp, rc):
-    """gnubg's CalculateHalfInputs: 25 features of ``board`` (against ``opp``) at inp[o:]."""
-    men_off = CHECKERS
+    """gnubg's CalculateHalfInputs: 25 features of ``board`` (against ``opp``) at inp[o:].
+
+    Computed from a few passes over the points without data-dependent branches and from
+    bitmasks of occupied / made points (highest and lowest bit, popcount, tables), the
+    same integers as gnubg's loops, so the same float inputs bit for bit.
+    """
+    occ, made, two = _side_masks(board)
+    ooc = 0
+    theirs = 0
     for i in range(25):
-        men_off -= board[i]
+        v = opp[i]
+        ooc |= np.int64(v > 0) << i
+        theirs |= np.int64(v > 1) << i
+    omade, oblots = _opp_masks(opp)
+
+    tot = 0
+    isum = 0
+    n_bc = 0
+    for i in range(25):
+        b = board[i]
+        tot += b
+        isum += i * b
+        n_bc += b * ((i >= 18) & (i < 24))
+    men_off = CHECKERS - tot
     if men_off > 10:
         inp[o + I_OFF1] = 1.0
         inp[o + I_OFF2] = 1.0
@@ -337,173 +536,107 @@ def half_inputs(board, opp, inp, o, hit, rp, rc):
         inp[o + I_OFF2] = 0.0
         inp[o + I_OFF3] = 0.0
 
-    raw = -1                          # opponent's rearmost checker, in its numbering
-    for i in range(24, -1, -1):
-        if opp[i]:
-            raw = i
-            break
-    n_opp_back = 23 - raw             # ... in ours
+    n_opp_back = 23 - _top(ooc)       # opponent's rearmost checker, in our numbering
+    mean = (isum + tot - 1) // tot if tot else 0
 
-    n = 0
-    for i in range(n_opp_back + 1, 25):
-        if board[i]:
-            n += (i + 1 - n_opp_back) * board[i]
-    inp[o + I_BREAK_CONTACT] = n / (15 + 152.0)
+    brk = 0
+    free = 0
+    j2 = 0
+    k2 = 0
+    for i in range(25):
+        b = board[i]
+        brk += (i + 1 - n_opp_back) * b * (i > n_opp_back)
+        free += (i + 1) * b * (i < n_opp_back)
+        g = i > mean
+        j2 += b * g
+        k2 += b * (i - mean) * (i - mean) * g
+    inp[o + I_BREAK_CONTACT] = brk / (15 + 152.0)
+    inp[o + I_FREEPIP] = free / 100.0
+    if j2:
+        k2 = (k2 + j2 - 1) // j2
+    inp[o + I_MOMENT2] = k2 / 400.0
 
-    p = 0
-    for i in range(n_opp_back):
-        if board[i]:
-            p += (i + 1) * board[i]
-    inp[o + I_FREEPIP] = p / 100.0
-
-    t = 24 * board[24]
-    no = board[24]
-    i = 23
-    while i >= 12 and i > n_opp_back:
-        if board[i] and board[i] != 2:
-            k = board[i] - 2 if board[i] > 2 else 1
-            no += k
-            t += i * k
-        i -= 1
-    while i >= 6:
-        if board[i]:
-            no += board[i]
-            t += i * board[i]
-        i -= 1
+    # Timing: checkers beyond the 12-point still in contact count only as spares.
+    t = 0
+    no = 0
+    for i in range(6, 25):
+        b = board[i]
+        full = (i < 12) | (i <= n_opp_back) | (i == 24)
+        k = b if full else np.int64(b == 1) + np.int64(b > 2) * (b - 2)
+        no += k
+        t += i * k
     for i in range(5, -1, -1):
-        if board[i] > 2:
-            t += i * (board[i] - 2)
-            no += board[i] - 2
-        elif board[i] < 2:
-            k = 2 - board[i]
-            if no >= k:
-                t -= i * k
-                no -= k
-    if t < 0:
-        t = 0
-    inp[o + I_TIMING] = t / 100.0
+        d = board[i] - 2              # spares (> 0) or holes filled from the spares (< 0)
+        d = d if no + d >= 0 else 0
+        t += i * d
+        no += d
+    inp[o + I_TIMING] = max(t, 0) / 100.0
 
-    back = -1
-    for i in range(24, -1, -1):
-        if board[i]:
-            back = i
-            break
+    back = _top(occ)
     inp[o + I_BACK_CHEQUER] = back / 24.0
-    anchor = 23 if back == 24 else back
-    while anchor >= 0:
-        if board[anchor] >= 2:
-            break
-        anchor -= 1
+    top_anchor = 23 if back == 24 else back
+    anchor = _top(made & ((np.int64(1) << (top_anchor + 1)) - 1))
     inp[o + I_BACK_ANCHOR] = anchor / 24.0
-    n = 0
-    for j in range(18, anchor + 1):
-        if board[j] >= 2:
-            n = 24 - j
-            break
-    if n == 0:
-        for j in range(17, 11, -1):
-            if board[j] >= 2:
-                n = 24 - j
-                break
+    m = made & ((np.int64(1) << (anchor + 1)) - 1) & ~((1 << 18) - 1)
+    if m:
+        n = 24 - _low(m)
+    else:
+        m = made & (63 << 12)
+        n = 24 - _top(m) if m else 0
     inp[o + I_FORWARD_ANCHOR] = 2.0 if n == 0 else n / 6.0
 
-    pl, p1, p2 = pip_loss(board, opp, hit, rp, rc)
+    pl, p1, p2 = _pip_loss(board, occ, made, two, omade, oblots, hit, rp, rc)
     inp[o + I_PIPLOSS] = pl
     inp[o + I_P1] = p1
     inp[o + I_P2] = p2
 
-    mine = made_mask(board)
-    theirs = made_mask(opp)
-    inp[o + I_BACKESCAPES] = _escapes(mine, 23 - n_opp_back) / 36.0
-    inp[o + I_BACKRESCAPES] = _escapes_r(mine, 23 - n_opp_back) / 36.0
+    pat = (made >> (n_opp_back + 1)) & ESC_WIDTH[23 - n_opp_back]
+    inp[o + I_BACKESCAPES] = ESC8[pat] / 36.0
+    inp[o + I_BACKRESCAPES] = ESC18[pat] / 36.0
 
     # ACONTAIN runs i = 15 .. 23 - n_opp_back, CONTAIN i = 15 .. 23: one pass for both.
     n_a = 36
     n_c = 36
-    for i in range(15, max(24, 24 - n_opp_back)):
-        j = _escapes(mine, i)
-        if i < 24 - n_opp_back and j < n_a:
-            n_a = j
-        if i < 24 and j < n_c:
-            n_c = j
+    lim = 24 - n_opp_back
+    for i in range(15, 24):
+        j = np.int64(ESC8[(made >> (24 - i)) & 0xFFF])
+        n_c = min(n_c, j)
+        n_a = min(n_a, j if i < lim else 36)
+    if lim > 24:
+        n_a = min(n_a, np.int64(ESC8[made & 0xFFF]))
     inp[o + I_ACONTAIN] = (36 - n_a) / 36.0
     inp[o + I_ACONTAIN2] = inp[o + I_ACONTAIN] * inp[o + I_ACONTAIN]
     inp[o + I_CONTAIN] = (36 - n_c) / 36.0
     inp[o + I_CONTAIN2] = inp[o + I_CONTAIN] * inp[o + I_CONTAIN]
 
     n = 0
-    for i in range(6, 25):
-        if board[i]:
-            n += (i - 5) * board[i] * _escapes(theirs, i)
+    m = occ & ~63
+    while m:
+        i = _low(m)
+        m &= m - 1
+        n += (i - 5) * board[i] * ESC8[(theirs >> (24 - i)) & ESC_WIDTH[i]]
     inp[o + I_MOBILITY] = n / 3600.0
 
-    j = 0
-    n = 0
-    for i in range(25):
-        if board[i]:
-            j += board[i]
-            n += i * board[i]
-    if j:
-        n = (n + j - 1) // j
-    j = 0
-    k = 0
-    for i in range(n + 1, 25):
-        if board[i]:
-            j += board[i]
-            k += board[i] * (i - n) * (i - n)
-    if j:
-        k = (k + j - 1) // j
-    inp[o + I_MOMENT2] = k / 400.0
-
     if board[24] > 0:
-        loss = 0
-        two = board[24] > 1
-        for i in range(6):
-            if opp[i] > 1:
-                loss += 4 * (i + 1)
-                for j in range(i + 1, 6):
-                    if opp[j] > 1:
-                        loss += 2 * (i + j + 2)
-                    elif two:
-                        loss += 2 * (i + 1)
-            elif two:
-                for j in range(i + 1, 6):
-                    if opp[j] > 1:
-                        loss += 2 * (j + 1)
+        loss = ENTER_LOSS[np.int64(board[24] > 1), theirs & 63]
         inp[o + I_ENTER] = loss / (36.0 * (49.0 / 6.0))
     else:
         inp[o + I_ENTER] = 0.0
-
-    n = 0
-    for i in range(6):
-        if opp[i] > 1:
-            n += 1
+    n = _popcount(theirs & 63)
     inp[o + I_ENTER2] = (36 - (n - 6) * (n - 6)) / 36.0
 
-    pa = -1
-    w = 0
-    tot = 0
-    for np_ in range(23, 0, -1):
-        if board[np_] >= 2:
-            if pa == -1:
-                pa = np_
-                continue
-            d = pa - np_
-            c = 0
-            if d <= 6:
-                c = 11
-            elif d <= 11:
-                c = 13 - d
-            w += c * board[pa]
-            tot += board[pa]
+    m = made & 0xFFFFFE
+    pa = _top(m)                      # the front made point; weights of those below it
+    if pa > 0:
+        below = m & ((np.int64(1) << pa) - 1)
+        w = BACKBONE_W[((below << 11) >> pa) & 0x7FF] * board[pa]
+        tot = _popcount(below) * board[pa]
+    else:
+        w = 0
+        tot = 0
     inp[o + I_BACKBONE] = 1 - (w / (tot * 11.0)) if tot else 0.0
 
-    n_ac = 0
-    n_bc = 0
-    for i in range(18, 24):
-        n_bc += board[i]
-        if board[i] > 1:
-            n_ac += 1
+    n_ac = _popcount(made & (63 << 18))
     if n_ac > 1:
         inp[o + I_BACKG] = (n_bc + board[24] - 3) / 4.0
     else:

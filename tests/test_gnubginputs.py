@@ -1,0 +1,290 @@
+"""The fast GNU Backgammon input kernels (fastbg._kernels.gnubginputs) against the slow,
+obviously correct copy of the original code (tests/reference/gnubginputs_ref.py).
+
+Every input must be the same float32 bit for bit, the lists of non-zero inputs the same, and
+pip_loss the same three floats, on seeded positions of every class: random self-play games,
+random boards with piles, blots and checkers on the bar, hand-made edge cases (15 checkers on
+one point, 1..15 on the bar, a lone blot at every distance from every hitter, borne-off
+checkers) and hypothesis boards. The kernels must also run as plain Python
+(NUMBA_DISABLE_JIT=1) with the same results.
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import fastbg
+from fastbg._kernels import gnubginputs as G
+from fastbg._kernels.gnubgnet import to_gnubg
+from reference import gnubginputs_ref as R
+from strategies import positions
+
+ROOT = Path(__file__).resolve().parent.parent
+MORE = G.MORE_INPUTS
+
+
+# ---------------------------------------------------------------- the comparison
+
+def contact_inputs(mod, gb, fill):
+    """Contact inputs (base + both halves + men off) of module ``mod`` into an array first
+    filled with ``fill`` (so a slot left unwritten shows); returns (inputs, non-zero list,
+    pip losses of both sides)."""
+    inp = np.full(250, fill, np.float32)
+    nz = np.full(250, -1, np.int64)
+    hit = np.full(39, 7, np.int64)
+    rp = np.full(21, 7, np.int64)
+    rc = np.full(21, 7, np.int64)
+    c = mod.base_inputs(gb, inp, nz)
+    mod.half_inputs(gb[1], gb[0], inp, 200, hit, rp, rc)
+    mod.half_inputs(gb[0], gb[1], inp, 200 + MORE, hit, rp, rc)
+    pl = mod.pip_loss(gb[1], gb[0], hit, rp, rc) + mod.pip_loss(gb[0], gb[1], hit, rp, rc)
+    return inp, nz[:c].copy(), pl
+
+
+def race_inputs(mod, gb, fill):
+    inp = np.full(250, fill, np.float32)
+    nz = np.full(250, -1, np.int64)
+    c = mod.race_inputs(gb, inp, nz)
+    return inp[:214], nz[:c].copy()
+
+
+def mismatch(gb, mods=(G, R)):
+    """None when the fast and the reference kernels agree on gnubg board ``gb``, else a
+    description of the first difference."""
+    fast, ref = mods
+    if gb[0].sum() and gb[1].sum():           # inputs are never asked of a finished game
+        a, na, pa = contact_inputs(fast, gb, -3.0)
+        b, nb, pb = contact_inputs(ref, gb, 5.0)
+        bad = np.nonzero(a.view(np.int32) != b.view(np.int32))[0]
+        if len(bad):
+            return f"contact inputs {bad.tolist()}: {a[bad]} vs {b[bad]} for {gb.tolist()}"
+        if not np.array_equal(na, nb):
+            return f"non-zero lists {na.tolist()} vs {nb.tolist()} for {gb.tolist()}"
+        if pa != pb or not all(type(x) is type(y) for x, y in zip(pa, pb)):
+            return f"pip_loss {pa} vs {pb} for {gb.tolist()}"
+        for s in range(2):
+            if fast.made_mask(gb[s]) != ref.made_mask(gb[s]):
+                return f"made_mask of {gb[s].tolist()}"
+    a, na = race_inputs(fast, gb, -3.0)
+    b, nb = race_inputs(ref, gb, 5.0)
+    bad = np.nonzero(a.view(np.int32) != b.view(np.int32))[0]
+    if len(bad):
+        return f"race inputs {bad.tolist()}: {a[bad]} vs {b[bad]} for {gb.tolist()}"
+    if not np.array_equal(na, nb):
+        return f"race non-zero lists {na.tolist()} vs {nb.tolist()} for {gb.tolist()}"
+    return None
+
+
+def check_all(gbs):
+    for gb in gbs:
+        msg = mismatch(gb)
+        assert msg is None, msg
+
+
+def gnubg_board(board):
+    gb = np.zeros((2, 25), np.int64)
+    to_gnubg(np.asarray(board, np.int8), gb)
+    return gb
+
+
+# ---------------------------------------------------------------- positions
+
+def game_boards(n, seed):
+    """gnubg boards of every position of seeded random self-play games (all classes)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    b = np.array(fastbg.START)
+    while len(out) < n:
+        d = rng.integers(1, 7, 2)
+        res = fastbg.legal_moves(b, (int(d[0]), int(d[1])))
+        nb = res[rng.integers(len(res))] if len(res) else b
+        if not (nb[1:] > 0).any():
+            b = np.array(fastbg.START)
+            continue
+        b = fastbg.flip(nb)
+        out.append(gnubg_board(b))
+    return out
+
+
+def random_boards(n, seed):
+    """Random legal gnubg boards: piles, spread blots, crowded bars, borne-off checkers."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        gb = np.zeros((2, 25), np.int64)
+        for s in (1, 0):
+            count = 15 if rng.random() < 0.4 else int(rng.integers(1, 16))
+            free = [i for i in range(24) if gb[1 - s, 23 - i] == 0] + [24]
+            style = rng.integers(4)
+            if style == 0:                      # anywhere
+                pts = rng.choice(free, count)
+            elif style == 1:                    # a few piles
+                pts = rng.choice(rng.choice(free, min(len(free), int(rng.integers(1, 4)))),
+                                 count)
+            elif style == 2:                    # blots: distinct points where possible
+                pts = rng.choice(free, count, replace=count > len(free))
+            else:                               # the bar and the back
+                w = np.array([3.0 if p == 24 else (1.0 + p / 8) for p in free])
+                pts = rng.choice(free, count, p=w / w.sum())
+            np.add.at(gb[s], pts, 1)
+        if rng.random() < 0.5:
+            gb = gb[::-1].copy()
+        out.append(gb)
+    return out
+
+
+def edge_boards():
+    """Hand-made cases."""
+    out = []
+    spread = [2, 0, 2, 0, 2, 2, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    for p in range(25):                         # 15 on one point, each side
+        for s in range(2):
+            gb = np.zeros((2, 25), np.int64)
+            gb[s, p] = 15
+            for i in range(24):
+                if gb[s, 23 - i] == 0:
+                    gb[1 - s, i] = spread[i]
+            gb[1 - s, 24] = 15 - gb[1 - s].sum()
+            out.append(gb)
+    for bar in (1, 2, 3, 4, 15):                # checkers on the bar against every home board
+        for home in range(64):
+            for back in (0, 1):
+                gb = np.zeros((2, 25), np.int64)
+                gb[1, 24] = bar
+                rest = 15 - bar
+                for i in range(6):
+                    if home >> i & 1:
+                        gb[0, i] = 2
+                gb[0, 12] = 15 - gb[0].sum() - back
+                gb[0, 20] = back                # an opponent blot in our home board
+                if rest:
+                    gb[1, 23] += min(rest, 2 if back else 0)
+                    gb[1, 5] = rest - gb[1, 23]
+                out.append(gb)
+                out.append(gb[::-1].copy())
+    rng = np.random.default_rng(5)
+    for blot in range(24):                      # one opponent blot (our numbering), one
+        for hitter in range(25):                # hitter, at every distance
+            if hitter == blot:
+                continue
+            for made in range(4):
+                gb = np.zeros((2, 25), np.int64)
+                gb[0, 23 - blot] = 1
+                gb[1, hitter] = 1
+                if made:                        # opponent points in between, home boards
+                    for i in rng.choice(24, 6):
+                        if gb[1, 23 - i] == 0 and gb[0, i] == 0:
+                            gb[0, i] = 2
+                    for i in range(6 if made >= 2 else 2):
+                        if gb[0, 23 - i] == 0:
+                            gb[1, i] += 2
+                if made == 3:                   # a second blot: double hits
+                    i = int(rng.integers(24))
+                    if gb[1, 23 - i] == 0 and gb[0, i] == 0:
+                        gb[0, i] = 1
+                out.append(gb)
+    for n in range(1, 15):                      # borne-off checkers, no blots
+        gb = np.zeros((2, 25), np.int64)
+        gb[1, 0] = n
+        gb[0, 18] = 2
+        gb[0, 0] = 13
+        out.append(gb)
+        out.append(gb[::-1].copy())
+    return out
+
+
+# ---------------------------------------------------------------- tests
+
+def test_game_positions():
+    check_all(game_boards(3000, 11))
+
+
+def test_random_boards():
+    check_all(random_boards(6000, 12))
+
+
+def test_edge_cases():
+    boards = edge_boards()
+    assert len(boards) > 1500
+    check_all(boards)
+
+
+@settings(max_examples=300, deadline=None)
+@given(positions())
+def test_hypothesis_boards(board):
+    msg = mismatch(gnubg_board(board))
+    assert msg is None, msg
+
+
+def test_a_wrong_kernel_is_caught():
+    """The comparison notices one input off by one float32 step and a pip loss off."""
+    class Off:
+        base_inputs = staticmethod(G.base_inputs)
+        race_inputs = staticmethod(G.race_inputs)
+        made_mask = staticmethod(G.made_mask)
+        pip_loss = staticmethod(G.pip_loss)
+
+        @staticmethod
+        def half_inputs(board, opp, inp, o, hit, rp, rc):
+            G.half_inputs(board, opp, inp, o, hit, rp, rc)
+            inp[o + G.I_MOBILITY] = np.nextafter(inp[o + G.I_MOBILITY], np.float32(9))
+
+    gb = game_boards(20, 3)[-1]
+    assert mismatch(gb) is None
+    assert "contact inputs" in mismatch(gb, (Off, R))
+
+    class OffPip(Off):
+        half_inputs = staticmethod(G.half_inputs)
+
+        @staticmethod
+        def pip_loss(board, opp, hit, rp, rc):
+            a, b, c = G.pip_loss(board, opp, hit, rp, rc)
+            return a, b, c + 1.0
+
+    assert "pip_loss" in mismatch(gb, (OffPip, R))
+
+
+NOJIT_SCRIPT = r"""
+import sys
+import numpy as np
+import numba
+assert numba.config.DISABLE_JIT
+from test_gnubginputs import contact_inputs, random_boards, race_inputs
+from fastbg._kernels import gnubginputs as G
+out = []
+for gb in random_boards(150, 21):
+    inp, nz, pl = contact_inputs(G, gb, 0.0)
+    rinp, rnz = race_inputs(G, gb, 0.0)
+    out.append(np.concatenate([inp.view(np.int32), nz, np.array(pl).view(np.int64),
+                               rinp.view(np.int32), rnz]))
+np.save(sys.argv[1], np.concatenate(out))
+"""
+
+
+def test_kernels_run_without_jit(tmp_path):
+    """Plain Python (NUMBA_DISABLE_JIT=1) gives the reference's numbers too."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1",
+               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests"),
+                                           os.environ.get("PYTHONPATH", "")]))
+    f = tmp_path / "nojit.npy"
+    proc = subprocess.run([sys.executable, "-c", NOJIT_SCRIPT, str(f)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    want = []
+    for gb in random_boards(150, 21):
+        inp, nz, pl = contact_inputs(R, gb, 0.0)
+        rinp, rnz = race_inputs(R, gb, 0.0)
+        want.append(np.concatenate([inp.view(np.int32), nz, np.array(pl).view(np.int64),
+                                    rinp.view(np.int32), rnz]))
+    np.testing.assert_array_equal(np.load(f), np.concatenate(want))
+
+
+@pytest.mark.parametrize("fn", ["base_inputs", "race_inputs", "half_inputs", "pip_loss",
+                                "made_mask", "_men_off_contact"])
+def test_public_kernels_kept(fn):
+    """gnubgnet and the tools call these by name."""
+    assert callable(getattr(G, fn))
