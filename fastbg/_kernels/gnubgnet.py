@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import bearoff as _bo
+from . import simd as _simd
 from .gnubginputs import (  # noqa: F401  (re-exported: tests and tools use them here)
     BASE_INPUTS, CHECKERS, ESC, ESC1, HIT_WAY, HIT_WAYS, I_OFF1, MORE_INPUTS, RACE_HALF, RI_NCROSS,
     RI_OFF, ROLL_WAYS, base_inputs, half_inputs, made_mask, pip_loss, race_inputs,
@@ -180,65 +181,22 @@ def net_inputs(ifunc, gb, inp, scr):
 
 @njit(cache=True)
 def forward(net, k, inp, nz, n_nz, hidden, out):
-    """Net ``k`` on ``inp`` whose non-zero entries are inp[nz[:n_nz]] (increasing): float32
-    as gnubg's Evaluate (input-major sums over the non-zero inputs).
+    """Net ``k`` on ``inp`` whose non-zero entries are inp[nz[:n_nz]] (increasing), float32.
 
-    Every sum keeps gnubg's order, so the outputs are gnubg's bit for bit; the hidden
-    sums run across units (vectorised) and the five output sums run side by side (five
-    independent chains instead of one: 0.85 -> 0.15 us a contact evaluation, measured).
+    Hidden sums as gnubg's Evaluate: thresholds, then the non-zero inputs in input order
+    (:func:`fastbg._kernels.simd.hidden_sums`, eight 16-lane vectors held in registers:
+    0.56 -> 0.39 us a contact position, measured), then the sigmoids and the output sums
+    in gnubg's order too (:func:`fastbg._kernels.simd.outputs`), so the outputs are those of
+    the plain loops bit for bit.
     """
-    w1, b1, w2, b2, beta, n_in, n_hid = net[0], net[1], net[2], net[3], net[4], net[5], net[6]
-    nh = n_hid[k]
-    for j in range(nh):
-        hidden[j] = b1[k, j]
-    for q in range(n_nz):
-        i = nz[q]
-        x = inp[i]
-        row = w1[k, i]
-        if x == 1.0:
-            for j in range(nh):
-                hidden[j] += row[j]
-        else:
-            for j in range(nh):
-                hidden[j] += row[j] * x
-    sigmoid_scaled(hidden, nh, -beta[k, 0])
-    wo = w2[k]
-    r0 = b2[k, 0]
-    r1 = b2[k, 1]
-    r2 = b2[k, 2]
-    r3 = b2[k, 3]
-    r4 = b2[k, 4]
-    for j in range(nh):
-        h = hidden[j]
-        r0 += h * wo[0, j]
-        r1 += h * wo[1, j]
-        r2 += h * wo[2, j]
-        r3 += h * wo[3, j]
-        r4 += h * wo[4, j]
+    w1, b1, w2, b2, beta = net[0], net[1], net[2], net[3], net[4]
+    nh = net[6][k]
+    h = hidden[:nh]
+    _simd.hidden_sums(w1[k], b1[k, :nh], inp, nz, n_nz, h)
+    _simd.outputs(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, w2[k], b2[k], out)
     bo = -beta[k, 1]
-    out[0] = sigmoid(bo * r0)
-    out[1] = sigmoid(bo * r1)
-    out[2] = sigmoid(bo * r2)
-    out[3] = sigmoid(bo * r3)
-    out[4] = sigmoid(bo * r4)
-
-
-@njit(cache=True)
-def sigmoid_scaled(h, n, scale):
-    """h[j] = sigmoid(scale * h[j]) for j < n: :func:`sigmoid` without branches, so the
-    loop vectorises (same float32 operations, same results)."""
-    ten = np.float32(10.0)
-    one = np.float32(1.0)
-    for j in range(n):
-        x = scale * h[j]
-        neg = np.signbit(x)
-        ax = -x if neg else x
-        big = ax >= ten
-        x1 = ten * (np.float32(0.0) if big else ax)
-        i = np.int64(x1)
-        v = one / (one + SIG_E[i] * (np.float32(10 - i) + x1))
-        v = (one - v) if neg else v
-        h[j] = v if not big else (SIG_LO if neg else SIG_HI)
+    for o in range(N_OUT):
+        out[o] = sigmoid(bo * out[o])
 
 
 # ---- bear-off and race refinements ------------------------------------------------------
