@@ -194,6 +194,22 @@ def _ctpop64(typingctx, x):
     return sig, codegen
 
 
+@intrinsic
+def _bitrev32(typingctx, x):
+    """LLVM's llvm.bitreverse.i32 of the low 32 bits."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        fn = builder.module.declare_intrinsic("llvm.bitreverse", [i32], ir.FunctionType(i32, [i32]))
+        v = builder.trunc(args[0], i32)
+        return builder.zext(builder.call(fn, [v]), ir.IntType(64))
+
+    return sig, codegen
+
+
 if config.DISABLE_JIT:
     # Pure-Python mode (NUMBA_DISABLE_JIT=1, a test mode): no intrinsics there.
     def _top(x):
@@ -208,6 +224,10 @@ if config.DISABLE_JIT:
     def _popcount(x):
         """Number of set bits of x >= 0."""
         return bin(int(x)).count("1")
+
+    def _rev24(x):
+        """Bits 0..23 of x in reverse order (bit i -> bit 23 - i)."""
+        return int(format(int(x) & LOW24, "024b")[::-1], 2)
 else:
     @njit(cache=True, inline="always")
     def _top(x):
@@ -223,6 +243,11 @@ else:
     def _popcount(x):
         """Number of set bits of x >= 0."""
         return _ctpop64(x)
+
+    @njit(cache=True, inline="always")
+    def _rev24(x):
+        """Bits 0..23 of x in reverse order (bit i -> bit 23 - i)."""
+        return _bitrev32(x & LOW24) >> 8
 
 
 # ---- inputs ---------------------------------------------------------------------------
@@ -298,30 +323,20 @@ def _top_bit(x):
 
 
 @njit(cache=True)
-def _side_masks(board):
-    """(occupied, made (2+), exactly two) bitmasks of board[0..24]."""
+def _masks(board):
+    """(occupied, made (2+), blots, exactly two) bitmasks of board[0..24] (one vectorised
+    pass; a separate pass over the opponent's points in reverse order cost 25 ns)."""
     occ = 0
     made = 0
+    one = 0
     two = 0
     for i in range(25):
         b = board[i]
         occ |= np.int64(b > 0) << i
         made |= np.int64(b > 1) << i
+        one |= np.int64(b == 1) << i
         two |= np.int64(b == 2) << i
-    return occ, made, two
-
-
-@njit(cache=True)
-def _opp_masks(opp):
-    """The opponent's made points and blots as bitmasks in *our* numbering (bit 23 - i for
-    its point i, i = 0..23)."""
-    made = 0
-    blots = 0
-    for i in range(24):
-        v = opp[23 - i]
-        made |= np.int64(v > 1) << i
-        blots |= np.int64(v == 1) << i
-    return made, blots
+    return occ, made, one, two
 
 
 @njit(cache=True)
@@ -330,9 +345,9 @@ def pip_loss(board, opp, hit, rp, rc):
 
     ``hit`` int64[39], ``rp`` / ``rc`` int64[21] are scratch.
     """
-    occ, made, two = _side_masks(board)
-    omade, oblots = _opp_masks(opp)
-    return _pip_loss(board, occ, made, two, omade, oblots, hit, rp, rc)
+    occ, made, one, two = _masks(board)
+    ooc, theirs, oone, otwo = _masks(opp)
+    return _pip_loss(board, occ, made, two, _rev24(theirs), _rev24(oone), hit, rp, rc)
 
 
 @njit(cache=True)
@@ -356,7 +371,7 @@ def _pip_loss(board, occ, made, two, omade, oblots, hit, rp, rc):
     opn = ~omade & LOW24
     bar = board[24]
     if bar == 0:
-        npips, n1, n2 = _rolls_no_bar(hitters, blots, opn, oblots, made, hit)
+        npips, n1, n2 = _rolls_no_bar(hitters, blots, opn, oblots, made)
     elif bar == 1:
         npips, n1, n2 = _rolls_bar1(hitters, blots, opn, oblots, omade, hit)
     else:
@@ -364,49 +379,55 @@ def _pip_loss(board, occ, made, two, omade, oblots, hit, rp, rc):
     return npips / (12.0 * 36.0), n1 / 36.0, n2 / 36.0
 
 
+# The 15 non-double rolls (a < b) and a 16th that never hits (shifts past the board), and
+# the 6 doubles with two that never hit, as lanes of vector loops.
+ND_A = np.array([1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4, 4, 5, 30], np.int64)
+ND_B = np.array([2, 3, 4, 5, 6, 3, 4, 5, 6, 4, 5, 6, 5, 6, 6, 30], np.int64)
+DB_D = np.array([1, 2, 3, 4, 5, 6, 0, 0], np.int64)
+# Shifts of the blots for 1..4 dice of a double (past the board in the padding lanes).
+DB_SHIFT = np.array([[m * d if d else 60 for d in DB_D] for m in range(5)], np.int64)
+
+
 @njit(cache=True)
-def _rolls_no_bar(hitters, blots, opn, oblots, made, hit):
+def _rolls_no_bar(hitters, blots, opn, oblots, made):
     """(pips, ways of 36 hitting once, twice) of gnubg's roll loop, nobody on our bar.
 
     Per roll gnubg counts: each die's highest hitter (the second die again only if it is a
     different checker or from a made point; a double's single die twice if it has two
     hitters), then a combined move (at least one, plus one if it passes over a blot).
+    The rolls are independent lanes (vectorised loops).
     """
-    for d in range(1, 7):
-        h = hitters & (blots << d)
-        hit[d] = _top(h)              # highest hitter with one die d (-1: none)
-        hit[d + 6] = np.int64((h & (h - 1)) != 0)
     npips = 0
     n1 = 0
     n2 = 0
-    for a in range(1, 6):
-        ka = hit[a]
-        for b in range(a + 1, 7):
-            kb = hit[b]
-            again = np.int64(ka != kb) | ((made >> max(kb, 0)) & 1)
-            nrc = np.int64(ka >= 0) + np.int64(kb >= 0) * again
-            h = hitters & (blots << (a + b)) & ((opn << a) | (opn << b))
-            kc = _top(h)
-            hc = np.int64(h != 0)
-            ks = max(kc, a + b)       # kc when it hits; shifts stay >= 0 otherwise
-            nrc = max(nrc, hc) + (((oblots >> (ks - a)) | (oblots >> (ks - b))) & hc)
-            nrp = max(max(ka - a, kb - b), kc - a - b) + 1
-            npips += 2 * max(nrp, 0)
-            n1 += 2 * np.int64(nrc > 0)
-            n2 += 2 * np.int64(nrc > 1)
-    for d in range(1, 7):
-        k = hit[d]
+    for q in range(16):
+        a = ND_A[q]
+        b = ND_B[q]
+        ka = _top(hitters & (blots << a))
+        kb = _top(hitters & (blots << b))
+        kc = _top(hitters & (blots << (a + b)) & ((opn << a) | (opn << b)))
+        again = np.int64(ka != kb) | ((made >> max(kb, 0)) & 1)
+        nrc = np.int64(ka >= 0) + np.int64(kb >= 0) * again
+        hc = np.int64(kc >= 0)
+        ks = max(kc, a + b)       # kc when it hits; shifts stay >= 0 otherwise
+        nrc = max(nrc, hc) + (((oblots >> (ks - a)) | (oblots >> (ks - b))) & hc)
+        nrp = max(max(ka - a, kb - b), kc - a - b) + 1
+        npips += 2 * max(nrp, 0)
+        n1 += 2 * np.int64(nrc > 0)
+        n2 += 2 * np.int64(nrc > 1)
+    for q in range(8):
+        d = DB_D[q]
+        h = hitters & (blots << DB_SHIFT[1, q])
+        k = _top(h)
+        two_hitters = np.int64((h & (h - 1)) != 0)
         c2 = opn << d
         c3 = c2 & (opn << (2 * d))
-        h2 = hitters & (blots << (2 * d)) & c2
-        h3 = hitters & (blots << (3 * d)) & c3
-        h4 = hitters & (blots << (4 * d)) & c3 & (opn << (3 * d))
-        k2 = _top(h2)
-        k3 = _top(h3)
-        k4 = _top(h4)
-        x2 = np.int64(h2 != 0)
-        x3 = np.int64(h3 != 0)
-        x4 = np.int64(h4 != 0)
+        k2 = _top(hitters & (blots << DB_SHIFT[2, q]) & c2)
+        k3 = _top(hitters & (blots << DB_SHIFT[3, q]) & c3)
+        k4 = _top(hitters & (blots << DB_SHIFT[4, q]) & c3 & (opn << (3 * d)))
+        x2 = np.int64(k2 >= 0)
+        x3 = np.int64(k3 >= 0)
+        x4 = np.int64(k4 >= 0)
         s2 = max(k2, 2 * d)
         s3 = max(k3, 3 * d)
         s4 = max(k4, 4 * d)
@@ -414,7 +435,7 @@ def _rolls_no_bar(hitters, blots, opn, oblots, made, hit):
              + (((oblots >> (s3 - d)) | (oblots >> (s3 - 2 * d))) & x3)
              + (((oblots >> (s4 - d)) | (oblots >> (s4 - 2 * d)) | (oblots >> (s4 - 3 * d)))
                 & x4))
-        nrc = max(np.int64(k >= 0) + hit[d + 6], x2 | x3 | x4) + e
+        nrc = max(np.int64(k >= 0) + two_hitters, x2 | x3 | x4) + e
         nrp = max(max(k - d, k2 - 2 * d), max(k3 - 3 * d, k4 - 4 * d)) + 1
         npips += max(nrp, 0)
         n1 += np.int64(nrc > 0)
@@ -505,14 +526,10 @@ def half_inputs(board, opp, inp, o, hit, rp, rc):
     bitmasks of occupied / made points (highest and lowest bit, popcount, tables), the
     same integers as gnubg's loops, so the same float inputs bit for bit.
     """
-    occ, made, two = _side_masks(board)
-    ooc = 0
-    theirs = 0
-    for i in range(25):
-        v = opp[i]
-        ooc |= np.int64(v > 0) << i
-        theirs |= np.int64(v > 1) << i
-    omade, oblots = _opp_masks(opp)
+    occ, made, one, two = _masks(board)
+    ooc, theirs, oone, otwo = _masks(opp)
+    omade = _rev24(theirs)            # the opponent's made points and blots, our numbering
+    oblots = _rev24(oone)
 
     tot = 0
     isum = 0
