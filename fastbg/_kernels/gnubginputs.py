@@ -10,6 +10,7 @@ is all the hidden layer reads.
 import numpy as np
 from llvmlite import ir
 from numba import config, njit, types
+from numba.core import cgutils
 from numba.core.extending import intrinsic
 
 CHECKERS = 15
@@ -116,22 +117,27 @@ def _backbone_table():
 
 
 def _encoding_tables():
-    """A point's 4 inputs and the bar's 4 inputs by checker count (0..15), float32."""
+    """A point's 4 inputs and the bar's 4 inputs by checker count (0..15), float32; the
+    race's 14 borne-off inputs by the number off (0..15)."""
     pt = np.zeros((16, 4), np.float32)
     bt = np.zeros((16, 4), np.float32)
+    off = np.zeros((16, 14), np.float32)
+    for m in range(16):
+        for k in range(14):
+            off[m, k] = 1.0 if m == k + 1 else 0.0
     for nc in range(16):
         pt[nc] = (1.0 if nc == 1 else 0.0, 1.0 if nc == 2 else 0.0, 1.0 if nc >= 3 else 0.0,
                   (nc - 3) / 2.0 if nc > 3 else 0.0)
         bt[nc] = (1.0 if nc >= 1 else 0.0, 1.0 if nc >= 2 else 0.0, 1.0 if nc >= 3 else 0.0,
                   (nc - 3) / 2.0 if nc > 3 else 0.0)
-    return pt, bt
+    return pt, bt, off
 
 
 ESC8 = ESC.astype(np.int8)          # the same tables in 4 KiB each instead of 32
 ESC18 = ESC1.astype(np.int8)
 ENTER_LOSS = _enter_loss_table()
 BACKBONE_W = _backbone_table()
-POINT_ENC, BAR_ENC = _encoding_tables()
+POINT_ENC, BAR_ENC, RACE_OFF_ENC = _encoding_tables()
 # Escape pattern width mask by distance n (gnubg's Escapes looks at min(12, n) points).
 ESC_WIDTH = np.array([(1 << min(12, n)) - 1 for n in range(25)], np.int64)
 # Hitting ways as table rows for the bar case: pips, shift of each intermediate's "open"
@@ -210,6 +216,38 @@ def _bitrev32(typingctx, x):
     return sig, codegen
 
 
+
+def _make_copy(n):
+    """An intrinsic ``copy(dst, k, src, row)``: src[row, 0:n] -> dst[k:k + n] (float32, both
+    C-contiguous: the input arrays must be) as one fixed-size memcpy. numba's element loop (index checks for negative
+    indices) does not merge the stores: base_inputs' 200 encodings took 0.060 us that way,
+    0.020 us with these copies."""
+    @intrinsic
+    def copy(typingctx, dst, k, src, row):
+        if not (isinstance(dst, types.Array) and dst.ndim == 1 and dst.layout == "C"
+                and isinstance(src, types.Array)
+                and src.ndim == 2 and src.layout == "C" and dst.dtype == types.float32
+                and src.dtype == types.float32 and isinstance(k, types.Integer)
+                and isinstance(row, types.Integer)):
+            return None
+        sig = types.void(dst, k, src, row)
+
+        def codegen(context, builder, signature, args):
+            dst_ty, k_ty, src_ty, row_ty = signature.args
+            d = context.make_array(dst_ty)(context, builder, args[0])
+            a = context.make_array(src_ty)(context, builder, args[2])
+            kk = context.cast(builder, args[1], k_ty, types.intp)
+            r = context.cast(builder, args[3], row_ty, types.intp)
+            dp = cgutils.get_item_pointer(context, builder, dst_ty, d, [kk])
+            sp = cgutils.get_item_pointer(context, builder, src_ty, a,
+                                          [r, context.get_constant(types.intp, 0)])
+            cgutils.raw_memcpy(builder, dp, sp, context.get_constant(types.intp, 4 * n), 1)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return copy
+
 if config.DISABLE_JIT:
     # Pure-Python mode (NUMBA_DISABLE_JIT=1, a test mode): no intrinsics there.
     def _top(x):
@@ -228,7 +266,18 @@ if config.DISABLE_JIT:
     def _rev24(x):
         """Bits 0..23 of x in reverse order (bit i -> bit 23 - i)."""
         return int(format(int(x) & LOW24, "024b")[::-1], 2)
+
+    def _copy4(dst, k, src, row):
+        """src[row, 0:4] -> dst[k:k + 4]."""
+        dst[k:k + 4] = src[row, :4]
+
+    def _copy14(dst, k, src, row):
+        """src[row, 0:14] -> dst[k:k + 14]."""
+        dst[k:k + 14] = src[row, :14]
 else:
+    _copy4 = _make_copy(4)
+    _copy14 = _make_copy(14)
+
     @njit(cache=True, inline="always")
     def _top(x):
         """Index of the highest set bit of x >= 0; -1 for 0."""
@@ -271,24 +320,36 @@ def _point_nonzero(nc, o, nz, c):
 
 
 @njit(cache=True)
+def _point_nonzero_u(nc, o, nz, c):
+    """:func:`_point_nonzero` with an unsigned count ``c`` (no negative-index checks)."""
+    nz[c] = o + min(nc, 3) - 1
+    nz[c + np.uint64(1)] = o + 3
+    return c + np.uint64(nc > 0) + np.uint64(nc > 3)
+
+
+@njit(cache=True)
 def base_inputs(gb, inp, nz):
     """200 inputs: per side (row 0 first), 4 per point and 4 for the bar. Returns the
-    number of non-zero inputs, listed in increasing order in nz. (Encodings copied from
-    tables of 0..15 checkers.)"""
-    c = 0
+    number of non-zero inputs, listed in increasing order in nz.
+
+    The encodings are copied from tables of 0..15 checkers; the list index is unsigned so
+    numba checks no negative index (0.075 -> 0.057 us with the copies).
+    """
     for s in range(2):
         o = s * 100
         for i in range(24):
-            nc = gb[s, i]
-            for q in range(4):
-                inp[o + 4 * i + q] = POINT_ENC[nc, q]
-            c = _point_nonzero(nc, o + 4 * i, nz, c)
+            _copy4(inp, o + 4 * i, POINT_ENC, gb[s, i])
+        _copy4(inp, o + 96, BAR_ENC, gb[s, 24])
+    c = np.uint64(0)
+    for s in range(2):
+        o = s * 100
+        for i in range(24):
+            c = _point_nonzero_u(gb[s, i], o + 4 * i, nz, c)
         nc = gb[s, 24]
         for q in range(4):
-            inp[o + 96 + q] = BAR_ENC[nc, q]
-            nz[c + q] = o + 96 + q
-        c += min(nc, 3) + (nc > 3)
-    return c
+            nz[c + np.uint64(q)] = o + 96 + q
+        c += np.uint64(min(nc, 3)) + np.uint64(nc > 3)
+    return np.int64(c)
 
 
 @njit(cache=True)
@@ -687,27 +748,24 @@ def _men_off_contact(board, inp, o):
 @njit(cache=True)
 def race_inputs(gb, inp, nz):
     """gnubg's CalculateRaceInputs: 107 per side (row 0 first). Returns the number of
-    non-zero inputs, listed in increasing order in nz."""
-    c = 0
+    non-zero inputs, listed in increasing order in nz. (Encodings copied from tables.)"""
+    c = np.uint64(0)
     for s in range(2):
         o = s * RACE_HALF
         men_off = CHECKERS
+        cross = 0
         for i in range(23):
             nc = gb[s, i]
             men_off -= nc
-            _point_inputs(nc, inp, o + 4 * i)
-            c = _point_nonzero(nc, o + 4 * i, nz, c)
-        for k in range(14):
-            inp[o + RI_OFF + k] = 1.0 if men_off == k + 1 else 0.0
-        if 1 <= men_off <= 14:
-            nz[c] = o + RI_OFF + men_off - 1
-            c += 1
-        cross = 0
-        for k in range(1, 4):
-            for i in range(6 * k, 6 * k + 6):
-                cross += gb[s, i] * k
+            cross += nc * (i // 6)        # 1 for points 6..11, 2 for 12..17, 3 for 18..22
+            _copy4(inp, o + 4 * i, POINT_ENC, nc)
+        for i in range(23):
+            c = _point_nonzero_u(gb[s, i], o + 4 * i, nz, c)
+        _copy14(inp, o + RI_OFF, RACE_OFF_ENC, men_off)
+        nz[c] = o + RI_OFF + men_off - 1
+        c += np.uint64((men_off >= 1) & (men_off <= 14))
+        cross += 3 * gb[s, 23]
         inp[o + RI_NCROSS] = cross / 10.0
-        if cross:
-            nz[c] = o + RI_NCROSS
-            c += 1
-    return c
+        nz[c] = o + RI_NCROSS
+        c += np.uint64(cross != 0)
+    return np.int64(c)
