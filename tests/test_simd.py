@@ -93,3 +93,26 @@ def test_references_are_the_plain_loops():
     simd.outputs_reference(h, np.float32(-0.1), kg.SIG_E, kg.SIG_LO, kg.SIG_HI, wo, bias, out)
     np.testing.assert_array_equal(h, s_ref)
     np.testing.assert_array_equal(out, out_ref)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lane_block_bit_for_bit(seed):
+    """A block of positions: sigmoids stored into lanes, output sums lane by lane, equal to
+    one position at a time."""
+    rng = np.random.default_rng(seed)
+    _, _, wo, bias = random_net(rng)
+    scale = np.float32(-0.1)
+    ht = np.full((HID, simd.LANES), np.nan, np.float32)
+    want = np.empty((5, simd.LANES), np.float32)
+    for p in range(simd.LANES):
+        h = rng.normal(0, 60, HID).astype(np.float32)
+        h[p % HID] = np.float32(-0.0)
+        simd.sigmoids_to_lane(h, scale, kg.SIG_E, kg.SIG_LO, kg.SIG_HI, ht, p)
+        s_ref, want[:, p] = plain_outputs(h, scale, wo, bias)
+        np.testing.assert_array_equal(ht[:, p].view(np.int32), s_ref.view(np.int32))
+    out = np.empty((5, simd.LANES), np.float32)
+    simd.outputs_lanes(ht, wo, bias, out)
+    np.testing.assert_array_equal(out.view(np.int32), want.view(np.int32))
+    ref = np.empty_like(out)
+    simd.outputs_lanes_reference(ht, wo, bias, ref)
+    np.testing.assert_array_equal(ref, want)

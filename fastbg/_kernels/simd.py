@@ -166,6 +166,134 @@ def _outputs_128(typingctx, hidden, scale, table, lo, hi, wo, bias, out):
     return sig, codegen
 
 
+def _vector_sigmoid(builder, x, table_data, lo_v, hi_v):
+    """gnubg's table sigmoid of a float32 vector ``x``, lane by lane as
+    :func:`fastbg._kernels.gnubgnet.sigmoid` (the table read lane by lane)."""
+    i32 = ir.IntType(32)
+    i64 = ir.IntType(64)
+    f32 = ir.FloatType()
+    vty = ir.VectorType(f32, LANES)
+    ivty = ir.VectorType(i32, LANES)
+    one = ir.Constant(vty, [1.0] * LANES)
+    ten = ir.Constant(vty, [10.0] * LANES)
+    zero = ir.Constant(vty, [0.0] * LANES)
+    neg = builder.icmp_signed("<", builder.bitcast(x, ivty), ir.Constant(ivty, [0] * LANES))
+    ax = builder.select(neg, builder.fneg(x), x)
+    big = builder.fcmp_ordered(">=", ax, ten)
+    x1 = builder.fmul(ten, builder.select(big, zero, ax))
+    idx = builder.fptosi(x1, ivty)
+    e = ir.Constant(vty, ir.Undefined)
+    for lane in range(LANES):
+        li = builder.sext(builder.extract_element(idx, ir.Constant(i32, lane)), i64)
+        e = builder.insert_element(e, builder.load(builder.gep(table_data, [li])),
+                                   ir.Constant(i32, lane))
+    ten_minus = builder.sitofp(builder.sub(ir.Constant(ivty, [10] * LANES), idx), vty)
+    v = builder.fdiv(one, builder.fadd(one, builder.fmul(e, builder.fadd(ten_minus, x1))))
+    v = builder.select(neg, builder.fsub(one, v), v)
+    return builder.select(big, builder.select(neg, lo_v, hi_v), v)
+
+
+def _splat(builder, x):
+    i32 = ir.IntType(32)
+    vty = ir.VectorType(x.type, LANES)
+    v = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(i32, 0))
+    return builder.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
+                                  ir.Constant(ir.VectorType(i32, LANES), [0] * LANES))
+
+
+@intrinsic
+def _sigmoids_to_lane(typingctx, hidden, scale, table, lo, hi, ht, lane):
+    """ht[:128, lane] = sigmoid(scale * hidden[:128]) (one position's hidden units into
+    its lane of the transposed block ``ht`` (128, LANES))."""
+    def vec(a, dtype):
+        return (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"
+                and a.dtype == dtype)
+    if not (vec(hidden, types.float32) and vec(table, types.float32)
+            and isinstance(ht, types.Array) and ht.ndim == 2 and ht.layout == "C"
+            and ht.dtype == types.float32 and isinstance(lane, types.Integer)
+            and scale == types.float32 and lo == types.float32 and hi == types.float32):
+        return None
+    sig = types.void(hidden, scale, table, lo, hi, ht, lane)
+
+    def codegen(context, builder, signature, args):
+        h_ty, _, t_ty, _, _, ht_ty, lane_ty = signature.args
+        h_arr = context.make_array(h_ty)(context, builder, args[0])
+        t_arr = context.make_array(t_ty)(context, builder, args[2])
+        ht_arr = context.make_array(ht_ty)(context, builder, args[5])
+        lane_i = context.cast(builder, args[6], lane_ty, types.intp)
+        i64 = ir.IntType(64)
+        i32 = ir.IntType(32)
+        vty = ir.VectorType(ir.FloatType(), LANES)
+        scale_v = _splat(builder, args[1])
+        lo_v, hi_v = _splat(builder, args[3]), _splat(builder, args[4])
+        row_stride = cgutils.unpack_tuple(builder, ht_arr.strides, 2)[0]
+        ht_bytes = builder.bitcast(ht_arr.data, ir.IntType(8).as_pointer())
+        col = builder.mul(lane_i, ir.Constant(i64, 4))
+        for k in range(N_VEC):
+            src = builder.bitcast(builder.gep(h_arr.data, [ir.Constant(i64, k * LANES)]),
+                                  vty.as_pointer())
+            v = _vector_sigmoid(builder, builder.fmul(scale_v, builder.load(src, align=4)),
+                                t_arr.data, lo_v, hi_v)
+            for j in range(LANES):
+                off = builder.add(builder.mul(ir.Constant(i64, k * LANES + j), row_stride), col)
+                dst = builder.bitcast(builder.gep(ht_bytes, [off]), ir.FloatType().as_pointer())
+                builder.store(builder.extract_element(v, ir.Constant(i32, j)), dst)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _outputs_lanes(typingctx, ht, wo, bias, out):
+    """out[o, p] = bias[o] + ht[0, p] wo[o, 0] + ht[1, p] wo[o, 1] + ... for the LANES
+    positions p of a transposed block ``ht`` (128, LANES): each position's sums in gnubg's
+    order (unit by unit), sixteen positions side by side in the lanes of a vector."""
+    def mat(a):
+        return (isinstance(a, types.Array) and a.ndim == 2 and a.layout == "C"
+                and a.dtype == types.float32)
+    if not (mat(ht) and mat(wo) and mat(out) and isinstance(bias, types.Array)
+            and bias.ndim == 1 and bias.layout == "C" and bias.dtype == types.float32):
+        return None
+    sig = types.void(ht, wo, bias, out)
+
+    def codegen(context, builder, signature, args):
+        ht_ty, wo_ty, b_ty, out_ty = signature.args
+        ht_arr = context.make_array(ht_ty)(context, builder, args[0])
+        wo_arr = context.make_array(wo_ty)(context, builder, args[1])
+        b_arr = context.make_array(b_ty)(context, builder, args[2])
+        out_arr = context.make_array(out_ty)(context, builder, args[3])
+        i64 = ir.IntType(64)
+        f32 = ir.FloatType()
+        vty = ir.VectorType(f32, LANES)
+        bptr = ir.IntType(8).as_pointer()
+
+        def row_ptr(arr, r):
+            stride = cgutils.unpack_tuple(builder, arr.strides, 2)[0]
+            p = builder.gep(builder.bitcast(arr.data, bptr), [builder.mul(r, stride)])
+            return builder.bitcast(p, f32.as_pointer())
+
+        accs = []
+        for o in range(5):
+            acc = cgutils.alloca_once(builder, vty)
+            builder.store(_splat(builder, builder.load(
+                builder.gep(b_arr.data, [ir.Constant(i64, o)]))), acc)
+            accs.append(acc)
+        wrows = [row_ptr(wo_arr, ir.Constant(i64, o)) for o in range(5)]
+        with cgutils.for_range(builder, ir.Constant(i64, FAST_HIDDEN)) as loop:
+            j = loop.index
+            hv = builder.load(builder.bitcast(row_ptr(ht_arr, j), vty.as_pointer()), align=4)
+            for o in range(5):
+                w = _splat(builder, builder.load(builder.gep(wrows[o], [j])))
+                builder.store(builder.fadd(builder.load(accs[o]), builder.fmul(hv, w)),
+                              accs[o])
+        for o in range(5):
+            dst = builder.bitcast(row_ptr(out_arr, ir.Constant(i64, o)), vty.as_pointer())
+            builder.store(builder.load(accs[o]), dst, align=4)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 @njit(cache=True)
 def outputs_reference(hidden, scale, table, lo, hi, wo, bias, out):
     """:func:`_outputs_128` as plain loops: the sigmoids, then each output's sum from its
@@ -191,6 +319,35 @@ def outputs_reference(hidden, scale, table, lo, hi, wo, bias, out):
 
 
 @njit(cache=True)
+def sigmoids_to_lane_reference(hidden, scale, table, lo, hi, ht, lane):
+    """:func:`_sigmoids_to_lane` as a plain loop (the scalar operations of
+    :func:`outputs_reference`)."""
+    ten = np.float32(10.0)
+    one = np.float32(1.0)
+    for j in range(ht.shape[0]):
+        x = scale * hidden[j]
+        neg = np.signbit(x)
+        ax = -x if neg else x
+        big = ax >= ten
+        x1 = ten * (np.float32(0.0) if big else ax)
+        i = np.int64(x1)
+        v = one / (one + table[i] * (np.float32(10 - i) + x1))
+        v = (one - v) if neg else v
+        ht[j, lane] = v if not big else (lo if neg else hi)
+
+
+@njit(cache=True)
+def outputs_lanes_reference(ht, wo, bias, out):
+    """:func:`_outputs_lanes` as plain loops."""
+    for o in range(out.shape[0]):
+        for p in range(ht.shape[1]):
+            r = bias[o]
+            for j in range(ht.shape[0]):
+                r += ht[j, p] * wo[o, j]
+            out[o, p] = r
+
+
+@njit(cache=True)
 def hidden_sums_reference(w, b, inp, nz, n, out):
     """The plain loop: out[j] = b[j] + sum over q < n of w[nz[q], j] * inp[nz[q]]."""
     nh = b.shape[0]
@@ -207,6 +364,8 @@ def hidden_sums_reference(w, b, inp, nz, n, out):
 if config.DISABLE_JIT:
     hidden_sums = hidden_sums_reference
     outputs = outputs_reference
+    sigmoids_to_lane = sigmoids_to_lane_reference
+    outputs_lanes = outputs_lanes_reference
 else:
     @njit(cache=True)
     def hidden_sums(w, b, inp, nz, n, out):
@@ -226,3 +385,14 @@ else:
             _outputs_128(hidden, scale, table, lo, hi, wo, bias, out)
         else:
             outputs_reference(hidden, scale, table, lo, hi, wo, bias, out)
+
+    @njit(cache=True)
+    def sigmoids_to_lane(hidden, scale, table, lo, hi, ht, lane):
+        """ht[:, lane] = the sigmoids of scale * hidden (``ht`` has 128 rows and LANES
+        columns: a block of positions' hidden units, transposed)."""
+        _sigmoids_to_lane(hidden, scale, table, lo, hi, ht, lane)
+
+    @njit(cache=True)
+    def outputs_lanes(ht, wo, bias, out):
+        """out[o, p] = output sum ``o`` of the position in lane ``p`` of ``ht``."""
+        _outputs_lanes(ht, wo, bias, out)
