@@ -160,7 +160,13 @@ def classify(gb, binom):
 def net_inputs(ifunc, gb, inp, scr):
     """Fill ``inp`` with input function ``ifunc`` (IF_*) of ``gb``; the indices of the
     non-zero inputs go to scr[8] in increasing order, their number is returned."""
-    hit, rp, rc, nz = scr[1], scr[2], scr[3], scr[8]
+    return inputs_into(ifunc, gb, inp, scr[1], scr[2], scr[3], scr[8])
+
+
+@njit(cache=True)
+def inputs_into(ifunc, gb, inp, hit, rp, rc, nz):
+    """:func:`net_inputs` with its scratch arrays named: the per-position calls pass a few
+    arrays rather than the scratch tuple (each array passed costs reference counting)."""
     if ifunc == IF_RACE:
         return race_inputs(gb, inp, nz)
     c = base_inputs(gb, inp, nz)
@@ -526,9 +532,7 @@ def evaluate_gb(gb, net, bo, scr):
         forward(net, NET_RACE, inp, scr[8], n_nz, hidden, out)
         race_improvement(gb, out, bo, dummy)
     else:
-        k = NET_CONTACT
-        if pc == C_CRASHED and net[5][NET_CRASHED] > 0:
-            k = NET_CRASHED
+        k = _net_of(pc, net[5])
         n_nz = net_inputs(ifuncs[k], gb, inp, scr)
         forward(net, k, inp, scr[8], n_nz, hidden, out)
     sanity_check(gb, out)
@@ -544,10 +548,10 @@ def _load_gb(rows, i, swapped, gb):
 
 
 @njit(cache=True)
-def _net_of(pc, net):
+def _net_of(pc, n_in):
     if pc == C_RACE:
         return NET_RACE
-    if pc == C_CRASHED and net[5][NET_CRASHED] > 0:
+    if pc == C_CRASHED and n_in[NET_CRASHED] > 0:
         return NET_CRASHED
     return NET_CONTACT
 
@@ -585,20 +589,22 @@ def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
     position are chains of 128 dependent adds, in gnubg's order; alone they leave the
     adder idle: 0.32 -> 0.07 us a contact position, measured, one thread).
     """
-    inp, hidden, out, gb, nz = scr[0], scr[4], scr[5], scr[6], scr[8]
+    inp, hit, rp, rc, hidden = scr[0], scr[1], scr[2], scr[3], scr[4]
+    out, gb, nz = scr[5], scr[6], scr[8]
     ht, slot, fill, res, cls = scr[9], scr[10], scr[11], scr[13], scr[14]
-    w1, b1, beta, n_hid, ifuncs = net[0], net[1], net[4], net[6], net[7]
+    w1, b1, beta, n_in, n_hid, ifuncs = net[0], net[1], net[4], net[5], net[6], net[7]
+    binom = bo[0]
+    h = hidden[:_simd.FAST_HIDDEN]
     for k in range(N_NETS):
         fill[k] = 0
     for i in range(start, stop):
         r = i - start
         _load_gb(rows, i, swapped, gb)
-        pc = classify(gb, bo[0])
+        pc = classify(gb, binom)
         cls[r] = pc
-        if pc > C_BEAROFF1 and n_hid[_net_of(pc, net)] == _simd.FAST_HIDDEN:
-            k = _net_of(pc, net)
-            n_nz = net_inputs(ifuncs[k], gb, inp, scr)
-            h = hidden[:_simd.FAST_HIDDEN]
+        k = _net_of(pc, n_in)
+        if pc > C_BEAROFF1 and n_hid[k] == _simd.FAST_HIDDEN:
+            n_nz = inputs_into(ifuncs[k], gb, inp, hit, rp, rc, nz)
             _simd.hidden_sums(w1[k], b1[k], inp, nz, n_nz, h)
             _simd.sigmoids_to_lane(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
             slot[k, fill[k]] = r
