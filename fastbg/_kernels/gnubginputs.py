@@ -218,10 +218,10 @@ def _bitrev32(typingctx, x):
 
 
 def _make_copy(n):
-    """An intrinsic ``copy(dst, k, src, row)``: src[row, 0:n] -> dst[k:k + n] (float32, both
-    C-contiguous: the input arrays must be) as one fixed-size memcpy. numba's element loop (index checks for negative
-    indices) does not merge the stores: base_inputs' 200 encodings took 0.060 us that way,
-    0.020 us with these copies."""
+    """An intrinsic ``copy(dst, k, src, row)``: src[row, 0:n] -> dst[k:k + n] as one
+    fixed-size memcpy (float32 arrays, both C-contiguous: the input arrays must be). numba's
+    element loop (index checks for negative indices) does not merge the stores:
+    base_inputs' 200 encodings took 0.060 us that way, 0.020 us with these copies."""
     @intrinsic
     def copy(typingctx, dst, k, src, row):
         if not (isinstance(dst, types.Array) and dst.ndim == 1 and dst.layout == "C"
@@ -404,17 +404,19 @@ def _masks(board):
 def pip_loss(board, opp, hit, rp, rc):
     """gnubg's pipLossP1P2: (pips lost / 432, P(hit one), P(hit two)) for ``board`` hitting.
 
-    ``hit`` int64[39], ``rp`` / ``rc`` int64[21] are scratch.
+    ``hit``, ``rp``, ``rc`` (gnubg's scratch arrays) are no longer used; they stay for the
+    callers' sake.
     """
     occ, made, one, two = _masks(board)
     ooc, theirs, oone, otwo = _masks(opp)
-    return _pip_loss(board, occ, made, two, _rev24(theirs), _rev24(oone), hit, rp, rc)
+    return _pip_loss(board[24], occ, made, two, _rev24(theirs), _rev24(oone))
 
 
 @njit(cache=True)
-def _pip_loss(board, occ, made, two, omade, oblots, hit, rp, rc):
-    """:func:`pip_loss` from bitmasks (ours: occupied, made, exactly two; the opponent's
-    made points and blots in our numbering). ``hit`` is scratch (13 used); rp, rc unused.
+def _pip_loss(bar, occ, made, two, omade, oblots):
+    """:func:`pip_loss` from our checkers on the bar and bitmasks (ours: occupied, made,
+    exactly two; the opponent's made points and blots in our numbering). No arrays: an
+    array passed to a call costs numba reference counts (atomic, 5 of them were 0.05 us).
 
     Way c of HIT_WAY hits from our point j when we may hit from j, the blot is at j - pips
     and the intermediate points are open: for every j at once, hitters & (blots << pips)
@@ -430,11 +432,10 @@ def _pip_loss(board, occ, made, two, omade, oblots, hit, rp, rc):
     if blots == 0 or hitters < ((blots & -blots) << 1):
         return 0.0, 0.0, 0.0
     opn = ~omade & LOW24
-    bar = board[24]
     if bar == 0:
         npips, n1, n2 = _rolls_no_bar(hitters, blots, opn, oblots, made)
     elif bar == 1:
-        npips, n1, n2 = _rolls_bar1(hitters, blots, opn, oblots, omade, hit)
+        npips, n1, n2 = _rolls_bar1(hitters, blots, opn, oblots, omade)
     else:
         npips, n1, n2 = _rolls_bar2(blots)
     return npips / (12.0 * 36.0), n1 / 36.0, n2 / 36.0
@@ -505,41 +506,40 @@ def _rolls_no_bar(hitters, blots, opn, oblots, made):
 
 
 @njit(cache=True)
-def _rolls_bar1(hitters, blots, opn, oblots, omade, hit):
+def _rolls_bar1(hitters, blots, opn, oblots, omade):
     """gnubg's roll loop with one checker of ours on the bar: a die hits from the bar, and
     its highest other hitter counts if the other die enters (for a double gnubg looks at
     the point of two dice) and no other die's hitter counted yet; combined moves only
     from the bar (plus one if the blot check of gnubg's, at opp[intermediate + 1], hits).
     """
-    for d in range(1, 7):
-        h = hitters & (blots << d)
-        hit[d] = (h >> 24) & 1        # hits from the bar
-        hit[d + 6] = _top(h & LOW24)  # highest other hitter (-1: none)
     npips = 0
     n1 = 0
     n2 = 0
-    for a in range(1, 6):
-        ba = hit[a]
-        ka = hit[a + 6]
-        enter_a = 1 - ((omade >> (24 - a)) & 1)
-        for b in range(a + 1, 7):
-            bb = hit[b]
-            kb = hit[b + 6]
-            ok_a = np.int64(ka >= 0) & (1 - ((omade >> (24 - b)) & 1))
-            ok_b = np.int64(kb >= 0) & (1 - ok_a) & enter_a
-            nrc = ba + ok_a + bb + ok_b
-            nrp = max(max(ba * (25 - a), ok_a * (ka - a + 1)),
-                      max(bb * (25 - b), ok_b * (kb - b + 1)))
-            hc = ((blots >> (24 - a - b)) & ((opn >> (24 - a)) | (opn >> (24 - b)))) & 1
-            e = ((oblots >> (22 - a)) | (oblots >> (22 - b))) & hc
-            nrc = max(nrc, hc) + e
-            nrp = max(nrp, hc * (25 - a - b))
-            npips += 2 * nrp
-            n1 += 2 * np.int64(nrc > 0)
-            n2 += 2 * np.int64(nrc > 1)
+    for q in range(15):
+        a = ND_A[q]
+        b = ND_B[q]
+        ha = hitters & (blots << a)
+        hb = hitters & (blots << b)
+        ba = (ha >> 24) & 1           # hits from the bar
+        bb = (hb >> 24) & 1
+        ka = _top(ha & LOW24)         # highest other hitter (-1: none)
+        kb = _top(hb & LOW24)
+        ok_a = np.int64(ka >= 0) & (1 - ((omade >> (24 - b)) & 1))
+        ok_b = np.int64(kb >= 0) & (1 - ok_a) & (1 - ((omade >> (24 - a)) & 1))
+        nrc = ba + ok_a + bb + ok_b
+        nrp = max(max(ba * (25 - a), ok_a * (ka - a + 1)),
+                  max(bb * (25 - b), ok_b * (kb - b + 1)))
+        hc = ((blots >> (24 - a - b)) & ((opn >> (24 - a)) | (opn >> (24 - b)))) & 1
+        e = ((oblots >> (22 - a)) | (oblots >> (22 - b))) & hc
+        nrc = max(nrc, hc) + e
+        nrp = max(nrp, hc * (25 - a - b))
+        npips += 2 * nrp
+        n1 += 2 * np.int64(nrc > 0)
+        n2 += 2 * np.int64(nrc > 1)
     for d in range(1, 7):
-        bd = hit[d]
-        kd = hit[d + 6]
+        h = hitters & (blots << d)
+        bd = (h >> 24) & 1
+        kd = _top(h & LOW24)
         ok = np.int64(kd >= 0) & (1 - ((omade >> (24 - 2 * d)) & 1))
         nrc = bd + ok
         nrp = max(bd * (25 - d), ok * (kd - d + 1))
@@ -587,19 +587,31 @@ def half_inputs(board, opp, inp, o, hit, rp, rc):
     bitmasks of occupied / made points (highest and lowest bit, popcount, tables), the
     same integers as gnubg's loops, so the same float inputs bit for bit.
     """
-    occ, made, one, two = _masks(board)
-    ooc, theirs, oone, otwo = _masks(opp)
-    omade = _rev24(theirs)            # the opponent's made points and blots, our numbering
-    oblots = _rev24(oone)
-
+    occ = 0
+    made = 0
+    two = 0
     tot = 0
     isum = 0
     n_bc = 0
     for i in range(25):
         b = board[i]
+        occ |= np.int64(b > 0) << i
+        made |= np.int64(b > 1) << i
+        two |= np.int64(b == 2) << i
         tot += b
         isum += i * b
         n_bc += b * ((i >= 18) & (i < 24))
+    ooc = 0
+    theirs = 0
+    oone = 0
+    for i in range(25):
+        v = opp[i]
+        ooc |= np.int64(v > 0) << i
+        theirs |= np.int64(v > 1) << i
+        oone |= np.int64(v == 1) << i
+    omade = _rev24(theirs)            # the opponent's made points and blots, our numbering
+    oblots = _rev24(oone)
+
     men_off = CHECKERS - tot
     if men_off > 10:
         inp[o + I_OFF1] = 1.0
@@ -617,10 +629,13 @@ def half_inputs(board, opp, inp, o, hit, rp, rc):
     n_opp_back = 23 - _top(ooc)       # opponent's rearmost checker, in our numbering
     mean = (isum + tot - 1) // tot if tot else 0
 
+    # Timing: checkers beyond the 12-point still in contact count only as spares.
     brk = 0
     free = 0
     j2 = 0
     k2 = 0
+    t = 0
+    no = 0
     for i in range(25):
         b = board[i]
         brk += (i + 1 - n_opp_back) * b * (i > n_opp_back)
@@ -628,21 +643,16 @@ def half_inputs(board, opp, inp, o, hit, rp, rc):
         g = i > mean
         j2 += b * g
         k2 += b * (i - mean) * (i - mean) * g
+        full = (i < 12) | (i <= n_opp_back) | (i == 24)
+        k = b if full else np.int64(b == 1) + np.int64(b > 2) * (b - 2)
+        k = k if i >= 6 else 0
+        no += k
+        t += i * k
     inp[o + I_BREAK_CONTACT] = brk / (15 + 152.0)
     inp[o + I_FREEPIP] = free / 100.0
     if j2:
         k2 = (k2 + j2 - 1) // j2
     inp[o + I_MOMENT2] = k2 / 400.0
-
-    # Timing: checkers beyond the 12-point still in contact count only as spares.
-    t = 0
-    no = 0
-    for i in range(6, 25):
-        b = board[i]
-        full = (i < 12) | (i <= n_opp_back) | (i == 24)
-        k = b if full else np.int64(b == 1) + np.int64(b > 2) * (b - 2)
-        no += k
-        t += i * k
     for i in range(5, -1, -1):
         d = board[i] - 2              # spares (> 0) or holes filled from the spares (< 0)
         d = d if no + d >= 0 else 0
@@ -663,7 +673,7 @@ def half_inputs(board, opp, inp, o, hit, rp, rc):
         n = 24 - _top(m) if m else 0
     inp[o + I_FORWARD_ANCHOR] = 2.0 if n == 0 else n / 6.0
 
-    pl, p1, p2 = _pip_loss(board, occ, made, two, omade, oblots, hit, rp, rc)
+    pl, p1, p2 = _pip_loss(board[24], occ, made, two, omade, oblots)
     inp[o + I_PIPLOSS] = pl
     inp[o + I_P1] = p1
     inp[o + I_P2] = p2
