@@ -234,6 +234,12 @@ def test_bearoff_index_and_small_tables():
     assert idx(np.array([15, 0, 0, 0, 0, 0]), binom) == 38760
     pos = kbo.all_positions(binom)
     assert len({tuple(r) for r in pos}) == kbo.N_ONE_SIDED
+    # The closed form equals gnubg's bit-by-bit rank on every position, and ranks them
+    # 0 .. N - 1 in all_positions' order.
+    fast = np.array([idx(p, binom) for p in pos])
+    ref = np.array([kbo.position_index_reference(p, binom) for p in pos])
+    np.testing.assert_array_equal(fast, ref)
+    np.testing.assert_array_equal(fast, np.arange(kbo.N_ONE_SIDED))
     tabs = bearoff_mod.tables()
     # All 15 on the 6-point: first checker off on roll 1..4 (GNU Backgammon's values).
     np.testing.assert_array_equal(tabs[3][idx(np.array([0, 0, 0, 0, 0, 15]), binom)],
