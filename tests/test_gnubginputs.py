@@ -45,6 +45,29 @@ def contact_inputs(mod, gb, fill):
     return inp, nz[:c].copy(), pl
 
 
+def all_contact_inputs(mod, gb, fill, contact250):
+    """The contact nets' 250 inputs and non-zero list: ``mod.contact_inputs``, or for the
+    reference the composition gnubgnet's net_inputs made (base, both halves, the
+    contact250 men-off inputs, then the non-zero half inputs)."""
+    inp = np.full(250, fill, np.float32)
+    nz = np.full(250, -1, np.int64)
+    if hasattr(mod, "contact_inputs"):
+        c = mod.contact_inputs(gb, inp, nz, contact250)
+        return inp, nz[:c].copy()
+    hit, rp, rc = np.zeros(39, np.int64), np.zeros(21, np.int64), np.zeros(21, np.int64)
+    c = mod.base_inputs(gb, inp, nz)
+    mod.half_inputs(gb[1], gb[0], inp, 200, hit, rp, rc)
+    mod.half_inputs(gb[0], gb[1], inp, 200 + MORE, hit, rp, rc)
+    if contact250:
+        mod._men_off_contact(gb[0], inp, 200 + G.I_OFF1)
+        mod._men_off_contact(gb[1], inp, 200 + MORE + G.I_OFF1)
+    for i in range(200, 250):
+        if inp[i] != 0.0:
+            nz[c] = i
+            c += 1
+    return inp, nz[:c].copy()
+
+
 def race_inputs(mod, gb, fill):
     inp = np.full(250, fill, np.float32)
     nz = np.full(250, -1, np.int64)
@@ -69,6 +92,13 @@ def mismatch(gb, mods=(G, R)):
         for s in range(2):
             if fast.made_mask(gb[s]) != ref.made_mask(gb[s]):
                 return f"made_mask of {gb[s].tolist()}"
+        for contact250 in (False, True):
+            a, na = all_contact_inputs(fast, gb, -3.0, contact250)
+            b, nb = all_contact_inputs(ref, gb, 5.0, contact250)
+            bad = np.nonzero(a.view(np.int32) != b.view(np.int32))[0]
+            if len(bad) or not np.array_equal(na, nb):
+                return (f"contact_inputs({contact250}) {bad.tolist()} {na.tolist()} vs "
+                        f"{nb.tolist()} for {gb.tolist()}")
     a, na = race_inputs(fast, gb, -3.0)
     b, nb = race_inputs(ref, gb, 5.0)
     bad = np.nonzero(a.view(np.int32) != b.view(np.int32))[0]
@@ -247,20 +277,30 @@ def test_a_wrong_kernel_is_caught():
 
     assert "pip_loss" in mismatch(gb, (OffPip, R))
 
+    class OffList(OffPip):
+        pip_loss = staticmethod(G.pip_loss)
+
+        @staticmethod
+        def contact_inputs(gb, inp, nz, contact250):
+            return G.contact_inputs(gb, inp, nz, contact250) - 1
+
+    assert "contact_inputs" in mismatch(gb, (OffList, R))
+
 
 NOJIT_SCRIPT = r"""
 import sys
 import numpy as np
 import numba
 assert numba.config.DISABLE_JIT
-from test_gnubginputs import contact_inputs, random_boards, race_inputs
+from test_gnubginputs import all_contact_inputs, contact_inputs, random_boards, race_inputs
 from fastbg._kernels import gnubginputs as G
 out = []
 for gb in random_boards(150, 21):
     inp, nz, pl = contact_inputs(G, gb, 0.0)
     rinp, rnz = race_inputs(G, gb, 0.0)
+    cinp, cnz = all_contact_inputs(G, gb, 0.0, True)
     out.append(np.concatenate([inp.view(np.int32), nz, np.array(pl).view(np.int64),
-                               rinp.view(np.int32), rnz]))
+                               rinp.view(np.int32), rnz, cinp.view(np.int32), cnz]))
 np.save(sys.argv[1], np.concatenate(out))
 """
 
@@ -278,13 +318,14 @@ def test_kernels_run_without_jit(tmp_path):
     for gb in random_boards(150, 21):
         inp, nz, pl = contact_inputs(R, gb, 0.0)
         rinp, rnz = race_inputs(R, gb, 0.0)
+        cinp, cnz = all_contact_inputs(R, gb, 0.0, True)
         want.append(np.concatenate([inp.view(np.int32), nz, np.array(pl).view(np.int64),
-                                    rinp.view(np.int32), rnz]))
+                                    rinp.view(np.int32), rnz, cinp.view(np.int32), cnz]))
     np.testing.assert_array_equal(np.load(f), np.concatenate(want))
 
 
 @pytest.mark.parametrize("fn", ["base_inputs", "race_inputs", "half_inputs", "pip_loss",
-                                "made_mask", "_men_off_contact"])
+                                "made_mask", "_men_off_contact", "contact_inputs"])
 def test_public_kernels_kept(fn):
     """gnubgnet and the tools call these by name."""
     assert callable(getattr(G, fn))
