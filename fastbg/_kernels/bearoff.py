@@ -34,6 +34,8 @@ is the one ``makebearoff`` keeps, which decides a few entries of the tables.
 import numpy as np
 from numba import njit
 
+from .jit import HOT
+
 POINTS = 6
 CHECKERS = 15
 N_ONE_SIDED = 54264          # C(21, 6): up to 15 checkers on 6 points
@@ -60,7 +62,7 @@ def _binomials():
 BINOM = _binomials()
 
 
-@njit(cache=True)
+@njit(**HOT)
 def position_index(c, binom):
     """GNU Backgammon's bear-off index of ``c[0..5]`` (checkers on points 1..6).
 

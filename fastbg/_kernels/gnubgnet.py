@@ -42,6 +42,7 @@ from numba import njit, prange
 
 from . import bearoff as _bo
 from . import simd as _simd
+from .jit import HOT
 from .gnubginputs import (  # noqa: F401  (re-exported: tests and tools use them here)
     BASE_INPUTS, CHECKERS, ESC, ESC1, HIT_WAY, HIT_WAYS, I_OFF1, MORE_INPUTS, RACE_HALF, RI_NCROSS,
     RI_OFF, ROLL_WAYS, base_inputs, half_inputs, made_mask, pip_loss, race_inputs,
@@ -70,7 +71,7 @@ SIG_HI = np.float32(1.0) / np.float32(19931.370438230298)
 SIG_LO = np.float32(19930.370438230298) / np.float32(19931.370438230298)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def sigmoid(x):
     """gnubg's 1 / (1 + e^x) in float32: table of exp(k/10), linear in the remainder."""
     ten = np.float32(10.0)
@@ -88,7 +89,7 @@ def sigmoid(x):
     return SIG_LO
 
 
-@njit(cache=True)
+@njit(**HOT)
 def to_gnubg(b, gb):
     """Interchange board (player on roll) -> gnubg's gb[2, 25] (row 1 on roll)."""
     for j in range(24):
@@ -100,7 +101,7 @@ def to_gnubg(b, gb):
     gb[0, 24] = -b[0]
 
 
-@njit(cache=True)
+@njit(**HOT)
 def to_gnubg_swapped(b, gb):
     """Interchange board seen from the mover -> gnubg's board with the *other* side on roll."""
     for j in range(24):
@@ -112,13 +113,13 @@ def to_gnubg_swapped(b, gb):
     gb[1, 24] = -b[0]
 
 
-@njit(cache=True)
+@njit(**HOT)
 def bearoff_index(row, binom):
     """gnubg's PositionBearoff of points 1..6 of one side (row[0..5])."""
     return _bo.position_index(row, binom)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def classify(gb, binom):
     """gnubg's ClassifyPosition."""
     n_opp_back = -1
@@ -156,14 +157,14 @@ def classify(gb, binom):
     return C_BEAROFF2
 
 
-@njit(cache=True)
+@njit(**HOT)
 def net_inputs(ifunc, gb, inp, scr):
     """Fill ``inp`` with input function ``ifunc`` (IF_*) of ``gb``; the indices of the
     non-zero inputs go to scr[8] in increasing order, their number is returned."""
     return inputs_into(ifunc, gb, inp, scr[1], scr[2], scr[3], scr[8])
 
 
-@njit(cache=True)
+@njit(**HOT)
 def inputs_into(ifunc, gb, inp, hit, rp, rc, nz):
     """:func:`net_inputs` with its scratch arrays named: the per-position calls pass a few
     arrays rather than the scratch tuple (each array passed costs reference counting)."""
@@ -185,7 +186,7 @@ def inputs_into(ifunc, gb, inp, hit, rp, rc, nz):
 
 # ---- network --------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(**HOT)
 def forward(net, k, inp, nz, n_nz, hidden, out):
     """Net ``k`` on ``inp`` whose non-zero entries are inp[nz[:n_nz]] (increasing), float32.
 
@@ -207,7 +208,7 @@ def forward(net, k, inp, nz, n_nz, hidden, out):
 
 # ---- bear-off and race refinements ------------------------------------------------------
 
-@njit(cache=True)
+@njit(**HOT)
 def eval_bearoff2(gb, bo, out):
     """Two-sided table: win probability only."""
     binom, ts = bo[0], bo[2]
@@ -220,7 +221,7 @@ def eval_bearoff2(gb, bo, out):
     out[OUT_WIN] = np.float64(eq / np.float32(2.0)) + 0.5
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _gammon_probs(gb, bp0, bp1, bo):
     """gnubg's setGammonProb: (lose gammon, win gammon) for all-home positions."""
     binom, os_, gam = bo[0], bo[1], bo[3]
@@ -253,7 +254,7 @@ def _gammon_probs(gb, bp0, bp1, bo):
 INT32_LIMIT = 1 << 31
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _one_sided_win(n, n_opp, os_):
     """P(the side on roll, index n, finishes no later than the other, index n_opp), as
     gnubg's EvalBearoff1Full computes it: the sum over i <= j of 16-bit products
@@ -282,7 +283,7 @@ def _one_sided_win(n, n_opp, os_):
     return np.float64(x) / (65535.0 * 65535.0)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def eval_bearoff1(gb, bo, out):
     """One-sided distributions, gammons from the first-checker-off table."""
     binom, os_ = bo[0], bo[1]
@@ -300,7 +301,7 @@ def eval_bearoff1(gb, bo, out):
     out[OUT_WIN] = _one_sided_win(n, n_opp, os_)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def race_bg_prob(gb, side, binom, os_, rbg, dummy):
     """gnubg's raceBGprob: P(``side`` wins a backgammon) in a race (float32). The bear-off
     arrays come one by one (binomials, one-sided distributions, race-backgammon table):
@@ -343,20 +344,20 @@ def race_bg_prob(gb, side, binom, os_, rbg, dummy):
     return win if side == 1 else np.float32(np.float64(1.0) - win)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _cdiv(a, b):
     """C integer division (truncates toward zero)."""
     q = abs(a) // b
     return q if a >= 0 else -q
 
 
-@njit(cache=True)
+@njit(**HOT)
 def race_improvement(gb, out, bo, dummy):
     """gnubg's raceImprovement: exact race backgammons, certain gammons."""
     _race_improvement(gb, out, bo[0], bo[1], bo[4], dummy)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _race_improvement(gb, out, binom, os_, rbg, dummy):
     """gnubg's raceImprovement: exact race backgammons, certain gammons."""
     men0 = 0
@@ -413,7 +414,7 @@ def _race_improvement(gb, out, binom, os_, rbg, dummy):
             out[OUT_WIN] = 1.0 if side else 0.0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _loser_kind(gb, loser):
     """(gammon, backgammon) as 0/1 for ``loser`` (gnubg row) of a finished game."""
     c = 0
@@ -427,7 +428,7 @@ def _loser_kind(gb, loser):
     return 1.0, 0.0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _has_checkers(gb, side):
     for i in range(25):
         if gb[side, i]:
@@ -435,7 +436,7 @@ def _has_checkers(gb, side):
     return False
 
 
-@njit(cache=True)
+@njit(**HOT)
 def eval_over(gb, out):
     """gnubg's EvalOver: the game is finished (row 0 is the side not on roll)."""
     if not _has_checkers(gb, 0):          # the side not on roll bore off all: roller lost
@@ -454,7 +455,7 @@ def eval_over(gb, out):
         out[OUT_LBG] = 0.0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def sanity_check(gb, out):
     """gnubg's SanityCheck, in float32 as gnubg."""
     ac0 = 0
@@ -520,7 +521,7 @@ def new_scratch():
             np.zeros((ROWS_PER_CALL, N_OUT), np.float32), np.zeros(ROWS_PER_CALL, np.int64))
 
 
-@njit(cache=True)
+@njit(**HOT)
 def evaluate_gb(gb, net, bo, scr):
     """0-ply probabilities of gnubg board ``gb`` into scr[5] (float32); returns the class."""
     inp, hidden, out, dummy = scr[0], scr[4], scr[5], scr[7]
@@ -546,7 +547,7 @@ def evaluate_gb(gb, net, bo, scr):
     return pc
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _load_gb(rows, i, swapped, gb):
     if swapped:
         to_gnubg_swapped(rows[i], gb)
@@ -554,7 +555,7 @@ def _load_gb(rows, i, swapped, gb):
         to_gnubg(rows[i], gb)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _net_of(pc, n_in):
     if pc == C_RACE:
         return NET_RACE
@@ -563,7 +564,7 @@ def _net_of(pc, n_in):
     return NET_CONTACT
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _flush(k, rows, start, swapped, net, bo, scr):
     """Finish the positions waiting for net ``k``: their output sums side by side, then
     each one's output sigmoids, race refinements and sanity check, into the results."""
@@ -585,7 +586,7 @@ def _flush(k, rows, start, swapped, net, bo, scr):
     fill[k] = 0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
     """0-ply probabilities of rows[start:stop] (interchange boards; at most ROWS_PER_CALL)
     into scr[13][:stop - start] (float32 (.., 5)), classes into scr[14]; seen from the side
@@ -628,7 +629,7 @@ def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
             _flush(k, rows, start, swapped, net, bo, scr)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def evaluate_board(b, net, bo, scr, probs):
     """Probabilities (float64[5]) of interchange board ``b`` for the player on roll."""
     gb = scr[6]
@@ -658,7 +659,7 @@ def probabilities_batch(boards, net, bo, n_tasks, probs, classes):
                     probs[g, o] = res[g - b0, o]
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _mover_equity(out):
     """The mover's cubeless money equity from the opponent's probabilities ``out``, in
     float32 as gnubg's ``InvertEvaluation`` + ``Utility``."""
@@ -671,7 +672,7 @@ def _mover_equity(out):
     return np.float32(np.float64(win) * 2.0 - 1.0 + wg + wbg - lg - lbg)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def mover_score(cand, net, bo, scr):
     """gnubg's 0-ply score of a result ``cand`` (seen from the mover): the mover's cubeless
     money equity after the opponent's probabilities are inverted."""
@@ -681,7 +682,7 @@ def mover_score(cand, net, bo, scr):
     return _mover_equity(scr[5])
 
 
-@njit(cache=True)
+@njit(**HOT)
 def scores(cands, k, net, bo, scr, out):
     """out[i] = :func:`mover_score` of cands[i] for i < k (evaluated in blocks by
     :func:`evaluate_rows`)."""

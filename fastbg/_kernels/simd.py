@@ -17,6 +17,8 @@ from numba import config, njit, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
+from .jit import HOT
+
 LANES = 16                 # float32 lanes of one vector (512 bits; AVX2 splits it in two)
 FAST_HIDDEN = 128          # hidden units of the vector path: every gnubg net has 128
 N_VEC = FAST_HIDDEN // LANES
@@ -294,7 +296,7 @@ def _outputs_lanes(typingctx, ht, wo, bias, out):
     return sig, codegen
 
 
-@njit(cache=True)
+@njit(**HOT)
 def outputs_reference(hidden, scale, table, lo, hi, wo, bias, out):
     """:func:`_outputs_128` as plain loops: the sigmoids, then each output's sum from its
     threshold, hidden unit by hidden unit."""
@@ -318,7 +320,7 @@ def outputs_reference(hidden, scale, table, lo, hi, wo, bias, out):
         out[o] = r
 
 
-@njit(cache=True)
+@njit(**HOT)
 def sigmoids_to_lane_reference(hidden, scale, table, lo, hi, ht, lane):
     """:func:`_sigmoids_to_lane` as a plain loop (the scalar operations of
     :func:`outputs_reference`)."""
@@ -336,7 +338,7 @@ def sigmoids_to_lane_reference(hidden, scale, table, lo, hi, ht, lane):
         ht[j, lane] = v if not big else (lo if neg else hi)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def outputs_lanes_reference(ht, wo, bias, out):
     """:func:`_outputs_lanes` as plain loops."""
     for o in range(out.shape[0]):
@@ -347,7 +349,7 @@ def outputs_lanes_reference(ht, wo, bias, out):
             out[o, p] = r
 
 
-@njit(cache=True)
+@njit(**HOT)
 def hidden_sums_reference(w, b, inp, nz, n, out):
     """The plain loop: out[j] = b[j] + sum over q < n of w[nz[q], j] * inp[nz[q]]."""
     nh = b.shape[0]
@@ -367,7 +369,7 @@ if config.DISABLE_JIT:
     sigmoids_to_lane = sigmoids_to_lane_reference
     outputs_lanes = outputs_lanes_reference
 else:
-    @njit(cache=True)
+    @njit(**HOT)
     def hidden_sums(w, b, inp, nz, n, out):
         """Hidden-layer sums of one position: ``b`` the thresholds (their length is the
         number of hidden units), ``w`` (inputs, hidden) the weights, the non-zero inputs
@@ -377,7 +379,7 @@ else:
         else:
             hidden_sums_reference(w, b, inp, nz, n, out)
 
-    @njit(cache=True)
+    @njit(**HOT)
     def outputs(hidden, scale, table, lo, hi, wo, bias, out):
         """Sigmoids of the hidden units (in place) and the five output sums from the
         thresholds ``bias``; the vector path when there are 128 hidden units."""
@@ -386,13 +388,13 @@ else:
         else:
             outputs_reference(hidden, scale, table, lo, hi, wo, bias, out)
 
-    @njit(cache=True)
+    @njit(**HOT)
     def sigmoids_to_lane(hidden, scale, table, lo, hi, ht, lane):
         """ht[:, lane] = the sigmoids of scale * hidden (``ht`` has 128 rows and LANES
         columns: a block of positions' hidden units, transposed)."""
         _sigmoids_to_lane(hidden, scale, table, lo, hi, ht, lane)
 
-    @njit(cache=True)
+    @njit(**HOT)
     def outputs_lanes(ht, wo, bias, out):
         """out[o, p] = output sum ``o`` of the position in lane ``p`` of ``ht``."""
         _outputs_lanes(ht, wo, bias, out)
