@@ -20,6 +20,7 @@ from numba import njit
 from . import cuberace as _race
 from . import dice as _dice
 from . import policies as _pol
+from .jit import HOT
 
 C_ENABLED, C_MATCH, C_JACOBY, C_BEAVERS, C_RACCOONS, C_AUTO, C_AUTO_LIMIT, C_TRIPLE66, \
     C_MAX_CUBE, C_LENGTH, C_CRAWFORD_RULE, C_SIZE = range(12)
@@ -46,13 +47,13 @@ CUBE_CAP = 1 << 30
 P_WIN, P_WG, P_WBG, P_LG, P_LBG = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+@njit(**HOT)
 def under_limit(cfg, value):
     """True when a stake of ``value`` is within the cube limit."""
     return cfg[C_MAX_CUBE] < 0 or value <= cfg[C_MAX_CUBE]
 
 
-@njit(cache=True)
+@njit(**HOT)
 def auto_double_stake(cfg, seed, game, ties):
     """The stake after ``ties`` tied opening throws under automatic doubles (money only)."""
     value = 1
@@ -72,14 +73,14 @@ def auto_double_stake(cfg, seed, game, ties):
     return value
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _opening_tie_die(seed, game, t):
     """The die both players showed on tied opening throw ``t``."""
     r = _dice.rand64(seed, game, t, _dice.STREAM_OPENING)
     return _dice.die_from_bits(r >> np.uint64(32))
 
 
-@njit(cache=True)
+@njit(**HOT)
 def settle(cfg, value, turned, kind, winner_away):
     """Points for a game played out: stake x kind, with the Jacoby rule and match cap."""
     mult = kind
@@ -93,7 +94,7 @@ def settle(cfg, value, turned, kind, winner_away):
 
 # ---- Janowski (money) -----------------------------------------------------------------
 
-@njit(cache=True)
+@njit(**HOT)
 def _win_loss(p):
     w = p[P_WIN]
     big_w = 1.0 + (p[P_WG] + p[P_WBG]) / w if w > 0 else 1.0
@@ -101,14 +102,14 @@ def _win_loss(p):
     return big_w, big_l
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _interp(x, x0, y0, x1, y1):
     if x1 <= x0:
         return y1
     return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def money_cubeful(p, state, x, jacoby_active):
     """Janowski cubeful equity per unit stake for the player on roll.
 
@@ -146,7 +147,7 @@ def money_cubeful(p, state, x, jacoby_active):
     return dead * (1.0 - x) + live * x
 
 
-@njit(cache=True)
+@njit(**HOT)
 def money_decision(p, owned, x, jacoby_active):
     """(no double, double/take, double/pass) per unit of the current stake, doubler's view."""
     nd = money_cubeful(p, 1 if owned else 0, x, jacoby_active)
@@ -156,7 +157,7 @@ def money_decision(p, owned, x, jacoby_active):
 
 # ---- match equity (dead cube) -----------------------------------------------------------
 
-@njit(cache=True)
+@njit(**HOT)
 def mwc(met_pre, met_post, away0, away1, crawford_game):
     """Match-winning chance of player 0 needing ``away0`` against one needing ``away1``.
 
@@ -175,7 +176,7 @@ def mwc(met_pre, met_post, away0, away1, crawford_game):
     return met_post[0, away0 - 1]
 
 
-@njit(cache=True)
+@njit(**HOT)
 def match_cubeless(p, met_pre, met_post, away_me, away_opp, stake, crawford_after):
     """Cubeless MWC for the player on roll with the five probabilities ``p`` at ``stake``."""
     w = p[P_WIN]
@@ -195,7 +196,7 @@ def match_cubeless(p, met_pre, met_post, away_me, away_opp, stake, crawford_afte
 
 # ---- strategy decisions -----------------------------------------------------------------
 
-@njit(cache=True)
+@njit(**HOT)
 def race_wants_double(board, owned):
     """Keith count: double (redouble when ``owned``) in a race; never in contact."""
     if not _pol.is_race(board):
@@ -204,7 +205,7 @@ def race_wants_double(board, owned):
     return (bits & (_race.RACE_REDOUBLE if owned else _race.RACE_DOUBLE)) != 0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def race_takes(board):
     """The taker's answer by Keith count, ``board`` seen from the doubler (on roll)."""
     if not _pol.is_race(board):
@@ -212,7 +213,7 @@ def race_takes(board):
     return (_race.keith_decision(board) & _race.RACE_TAKE) != 0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _probs(side, board, plug0, plug1, p):
     if side == 0:
         if plug0 is not None:
@@ -222,7 +223,7 @@ def _probs(side, board, plug0, plug1, p):
             plug1(board, p)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def cube_phase(cfg, strat, xeff, met_pre, met_post, side, board, value, owner, turned,
                away0, away1, crawford_game, crawford_after, plug0, plug1, p):
     """The cube at the start of ``side``'s turn, before the roll (board seen from ``side``).
@@ -244,7 +245,7 @@ def cube_phase(cfg, strat, xeff, met_pre, met_post, side, board, value, owner, t
     return v, o, t, over, w, pts
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _cube_decisions(cfg, strat, xeff, met_pre, met_post, side, board, value, owner, turned,
                     away0, away1, crawford_game, crawford_after, plug0, plug1, p):
     if (crawford_game or (owner >= 0 and owner != side)

@@ -11,6 +11,8 @@ opponent should take). Integer arithmetic throughout: no rounding questions at t
 import numpy as np
 from numba import njit
 
+from .jit import HOT
+
 BAR = 25
 OPP_BAR = 0
 CHECKERS = 15
@@ -33,7 +35,7 @@ KEITH_TAKE_MIN = 2        # take if the doubler's count exceeds the taker's by a
 THORP_BONUS_ABOVE = 30    # the leader adds 10% if his count is more than 30
 
 
-@njit(cache=True)
+@njit(**HOT)
 def side_count(b, side, point):
     """Checkers of ``side`` (MOVER or OPPONENT) on its own ``point`` (1..24; 25 = its bar)."""
     # int64 at once: int8 sums would wrap (numba widens anyway; plain Python would not).
@@ -44,7 +46,7 @@ def side_count(b, side, point):
     return v if v > 0 else np.int64(0)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def side_pips(b, side):
     """Pip count of ``side``: a checker on its point p needs p pips, on its bar 25."""
     total = 0
@@ -53,7 +55,7 @@ def side_pips(b, side):
     return total
 
 
-@njit(cache=True)
+@njit(**HOT)
 def keith_count(b, side):
     """Keith count of ``side``, before the player on roll's one-seventh.
 
@@ -77,13 +79,13 @@ def keith_count(b, side):
     return count
 
 
-@njit(cache=True)
+@njit(**HOT)
 def keith_counts(b):
     """``(mover, opponent)`` Keith counts, both before the on-roll adjustment."""
     return keith_count(b, MOVER), keith_count(b, OPPONENT)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def keith_decision(b):
     """Keith's cube advice for the player on roll: a bit set of RACE_DOUBLE/REDOUBLE/TAKE.
 
@@ -103,7 +105,7 @@ def keith_decision(b):
     return flags
 
 
-@njit(cache=True)
+@njit(**HOT)
 def thorp_count(b, side):
     """Thorp count of ``side``, before the leader's 10%.
 
@@ -120,13 +122,13 @@ def thorp_count(b, side):
     return count
 
 
-@njit(cache=True)
+@njit(**HOT)
 def thorp_counts(b):
     """``(mover, opponent)`` Thorp counts, both before the leader's 10%."""
     return thorp_count(b, MOVER), thorp_count(b, OPPONENT)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def thorp_decision(b):
     """Thorp's advice for the player on roll (the "leader"): bit set of RACE_DOUBLE/REDOUBLE/TAKE.
 
@@ -147,7 +149,7 @@ def thorp_decision(b):
     return flags
 
 
-@njit(cache=True)
+@njit(**HOT)
 def eight_nine_twelve_decision(b):
     """The 8-9-12 rule for the player on roll: bit set of RACE_DOUBLE/REDOUBLE/TAKE.
 

@@ -17,6 +17,8 @@ of the hash as ``1 + (bits * 6) >> 32`` (bias below 2**-29).
 import numpy as np
 from numba import njit
 
+from .jit import HOT
+
 STREAM_DICE = 0       # the two dice of a turn
 STREAM_OPENING = 1    # the opening roll; ``turn`` counts the re-rolls after ties
 STREAM_POLICY = 2     # a bot's own randomness (the random bot's choice)
@@ -34,7 +36,7 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 _SIX = np.uint64(6)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def mix64(x):
     """SplitMix64 finaliser: a bijection of uint64 with full avalanche."""
     x = (x ^ (x >> _S30)) * _C1
@@ -42,7 +44,7 @@ def mix64(x):
     return x ^ (x >> _S31)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def rand64(seed, game, turn, stream):
     """The 64 random bits for (seed, game, turn, stream); all four are non-negative ints."""
     h = mix64(np.uint64(seed) + _GOLDEN)
@@ -50,20 +52,20 @@ def rand64(seed, game, turn, stream):
     return mix64(h ^ ((np.uint64(turn) << _S8) | np.uint64(stream)))
 
 
-@njit(cache=True)
+@njit(**HOT)
 def die_from_bits(bits32):
     """A die 1..6 from 32 random bits."""
     return np.int64((bits32 * _SIX) >> _S32) + 1
 
 
-@njit(cache=True)
+@njit(**HOT)
 def roll(seed, game, turn):
     """The two dice of ply ``turn`` of ``game``."""
     r = rand64(seed, game, turn, STREAM_DICE)
     return die_from_bits(r >> _S32), die_from_bits(r & _LOW32)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def opening_roll(seed, game):
     """The opening roll: each player throws one die, ties throw again (RULES.md section 2).
 
@@ -80,7 +82,7 @@ def opening_roll(seed, game):
         t += 1
 
 
-@njit(cache=True)
+@njit(**HOT)
 def uniform_index(seed, game, turn, k):
     """An index 0..k-1, uniform, for the random bot's choice at ply ``turn``."""
     r = rand64(seed, game, turn, STREAM_POLICY) >> _S32

@@ -42,6 +42,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .jit import HOT
+
 BAR = 25
 CHECKERS = 15
 HOME_TOP = 6
@@ -59,7 +61,7 @@ P_WIN, P_WG, P_WBG, P_LG, P_LBG = 0, 1, 2, 3, 4
 N_PROBS = 5
 
 
-@njit(cache=True)
+@njit(**HOT)
 def race_win(a, b):
     """P(the player on roll with ``a`` pips to go finishes first against ``b`` pips).
 
@@ -74,7 +76,7 @@ def race_win(a, b):
     return 0.5 * math.erfc(-d / math.sqrt(2.0 * SPREAD * (a + b)))
 
 
-@njit(cache=True)
+@njit(**HOT)
 def side_counts(b, side):
     """``(checkers on board and bar, pips, gammon count G, backgammon count B)`` of ``side``.
 
@@ -107,7 +109,7 @@ def side_counts(b, side):
     return on, pips, gammon, bg
 
 
-@njit(cache=True)
+@njit(**HOT)
 def race_probabilities(b, out):
     """Fill ``out[0..4]`` (float64) with the race formula's probabilities for ``b`` (int8[26]).
 

@@ -45,7 +45,8 @@ from . import simd as _simd
 from .jit import HOT
 from .gnubginputs import (  # noqa: F401  (re-exported: tests and tools use them here)
     BASE_INPUTS, CHECKERS, ESC, ESC1, HIT_WAY, HIT_WAYS, I_OFF1, MORE_INPUTS, RACE_HALF, RI_NCROSS,
-    RI_OFF, ROLL_WAYS, base_inputs, half_inputs, made_mask, pip_loss, race_inputs,
+    RI_OFF, ROLL_WAYS, base_inputs, contact_inputs, half_inputs, made_mask, pip_loss,
+    race_inputs,
     _men_off_contact)
 
 BAR = 25
@@ -170,18 +171,7 @@ def inputs_into(ifunc, gb, inp, hit, rp, rc, nz):
     arrays rather than the scratch tuple (each array passed costs reference counting)."""
     if ifunc == IF_RACE:
         return race_inputs(gb, inp, nz)
-    c = base_inputs(gb, inp, nz)
-    half_inputs(gb[1], gb[0], inp, BASE_INPUTS, hit, rp, rc)
-    half_inputs(gb[0], gb[1], inp, BASE_INPUTS + MORE_INPUTS, hit, rp, rc)
-    if ifunc == IF_CONTACT250:
-        # gnubg's contact inputs write each side's borne-off count over the other's.
-        _men_off_contact(gb[0], inp, BASE_INPUTS + I_OFF1)
-        _men_off_contact(gb[1], inp, BASE_INPUTS + MORE_INPUTS + I_OFF1)
-    for i in range(BASE_INPUTS, BASE_INPUTS + 2 * MORE_INPUTS):
-        if inp[i] != 0.0:
-            nz[c] = i
-            c += 1
-    return c
+    return contact_inputs(gb, inp, nz, ifunc == IF_CONTACT250)
 
 
 # ---- network --------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from .bits import copy_row, lowest_bit
+from .jit import HOT
 
 # Board offsets and bounds, repeated here as plain ints so numba freezes them as constants.
 BAR = 25
@@ -47,7 +48,7 @@ _KEYS = np.random.default_rng(20261130).integers(0, 2**63, BOARD_SIZE, dtype=np.
 _SHIFT = np.uint64(64 - HASH_BITS)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def board_hash(b):
     """Linear hash of an interchange board: sum of b[i] * key[i] modulo 2**64."""
     h = np.uint64(0)
@@ -60,7 +61,7 @@ def board_hash(b):
     return h
 
 
-@njit(cache=True)
+@njit(**HOT)
 def own_mask(b):
     """Bit p set when the mover has a checker on p (1..25)."""
     m = 0
@@ -70,7 +71,7 @@ def own_mask(b):
     return m
 
 
-@njit(cache=True)
+@njit(**HOT)
 def blocked_mask(b):
     """Bit p set when the opponent holds point p with two or more checkers."""
     m = 0
@@ -80,7 +81,7 @@ def blocked_mask(b):
     return m
 
 
-@njit(cache=True)
+@njit(**HOT)
 def sources(own, blocked, d):
     """Bitmask of the points a checker may legally leave with one die ``d``."""
     if own & (1 << BAR):
@@ -103,7 +104,7 @@ def sources(own, blocked, d):
     return m
 
 
-@njit(cache=True)
+@njit(**HOT)
 def make_move(b, s, d):
     """Move one checker from ``s`` by ``d`` pips on ``b``; returns 1 if it hit a blot."""
     b[s] -= 1
@@ -117,7 +118,7 @@ def make_move(b, s, d):
     return 0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def undo_move(b, s, d, hit):
     """Exact inverse of :func:`make_move`."""
     t = s - d
@@ -130,7 +131,7 @@ def undo_move(b, s, d, hit):
     b[s] += 1
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _after(own, b, s, d):
     """``own`` after a checker moved from ``s`` by ``d`` (``b`` already updated)."""
     if b[s] == 0:
@@ -141,12 +142,12 @@ def _after(own, b, s, d):
     return own
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _emit(work, out, row):
     copy_row(out, row, work)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _generate_doubles(work, d, own, blocked, out, row0, stack):
     # Depth-first search over up to four steps, each source at most the previous one (see
     # the module doc), kept iterative with make/undo written in place: a helper function
@@ -237,7 +238,7 @@ def _generate_doubles(work, d, own, blocked, out, row0, stack):
     return count
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _generate_mixed(work, d1, d2, own, blocked, out, row0, stack, hashes, slots, gen):
     # make/undo and the dedupe are written out in place: as separate functions each call
     # passed the board arrays with reference counting, which cost about 1.4x here.
@@ -358,7 +359,7 @@ def _generate_mixed(work, d1, d2, own, blocked, out, row0, stack, hashes, slots,
     return count
 
 
-@njit(cache=True)
+@njit(**HOT)
 def generate(board, d1, d2, out, row0, work, stack, hashes, slots, gen):
     """Write every distinct result of ``board`` with roll (d1, d2) to ``out[row0:row0+k]``.
 

@@ -33,6 +33,7 @@ from . import dice as _dice
 from . import gnubgnet as _gn
 from . import movegen as _mg
 from . import policies as _pol
+from .jit import HOT
 
 BAR = 25
 OPP_BAR = 0
@@ -58,7 +59,7 @@ OPENING_REROLL = 1   # the first player rolls both dice afresh
  G_CRAWFORD_GAME, G_CRAWFORD_AFTER, G_CUBE_VALUE, G_CUBE_OWNER, G_SIZE) = range(13)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def flip_inplace(b):
     """Turn ``b`` to the other player's view: new[i] = -old[25 - i]."""
     for i in range(BOARD_SIZE // 2):
@@ -68,7 +69,7 @@ def flip_inplace(b):
         b[j] = -x
 
 
-@njit(cache=True)
+@njit(**HOT)
 def mover_checkers(b):
     """The mover's checkers still on the board or the bar."""
     n = 0
@@ -78,7 +79,7 @@ def mover_checkers(b):
     return n
 
 
-@njit(cache=True)
+@njit(**HOT)
 def win_kind(b):
     """Kind of the win just completed by the mover of ``b`` (all 15 borne off).
 
@@ -99,7 +100,7 @@ def win_kind(b):
     return 2
 
 
-@njit(cache=True)
+@njit(**HOT)
 def start_game(seed, game, start_board, start_side, use_start, board):
     """Set ``board`` to the first position of ``game``; returns (side, d1, d2, ties).
 
@@ -118,13 +119,13 @@ def start_game(seed, game, start_board, start_side, use_start, board):
     return side, b, a, ties
 
 
-@njit(cache=True)
+@njit(**HOT)
 def opening_roll_played(gcfg):
     """True when ply 0 plays the opening throw, so the first player has already rolled."""
     return gcfg[G_USE_START] == 0 and gcfg[G_OPENING] == OPENING_USE
 
 
-@njit(cache=True)
+@njit(**HOT)
 def turn_dice(seed, game, ply, d1, d2, opening, rot):
     """The dice of ``ply``.
 
@@ -145,7 +146,7 @@ def turn_dice(seed, game, ply, d1, d2, opening, rot):
     return _dice.roll(seed, game, ply)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def choose_builtin(policy, seed, game, ply, before, cands, k, tables, extra, scores, gscr):
     """Index of the result a built-in policy plays (-1 for a NaN score).
 
@@ -167,7 +168,7 @@ def choose_builtin(policy, seed, game, ply, before, cands, k, tables, extra, sco
     return _pol.best_index(scores, k)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def call_scorer(plugin, before, cands, scores):
     """Run a plug-in scorer; a no-op when ``plugin`` is None.
 
@@ -178,7 +179,7 @@ def call_scorer(plugin, before, cands, scores):
         plugin(before, cands, scores)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def step_ok(before, after, d1, d2):
     """Debug check of one move: checker counts and the direction of travel.
 
@@ -217,7 +218,7 @@ def step_ok(before, after, d1, d2):
     return True
 
 
-@njit(cache=True)
+@njit(**HOT)
 def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
     """Play one game to the end (or to the truncation ply) in the scratch ``scr``.
 
@@ -473,7 +474,7 @@ def lockstep_cube(gcfg, cubes, live, boards, side, ply, value, owner, turned, al
             cube_out[g, 2] = pts
 
 
-@njit(cache=True)
+@njit(**HOT)
 def lockstep_dice(seed, game0, live, ply, d1, d2, gcfg, rot, dice):
     """dice[j] = the roll of game live[j] at its current ply."""
     for j in range(live.shape[0]):
@@ -517,7 +518,7 @@ def lockstep_choose(seed, game0, live, ply, side, bots, boards, res, off, n_task
                                            k, task_tables, extra, scores, gscr)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def segment_best(scores, seg_off, out):
     """out[i] = first index of the highest of scores[seg_off[i]:seg_off[i + 1]] (-1 if NaN)."""
     for i in range(seg_off.shape[0] - 1):

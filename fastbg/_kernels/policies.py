@@ -8,6 +8,8 @@ no scores: the kernel draws its index from the counter-based generator.
 import numpy as np
 from numba import njit
 
+from .jit import HOT
+
 BAR = 25
 OPP_BAR = 0
 CHECKERS = 15
@@ -24,7 +26,7 @@ GNUBG = 5        # GNU Backgammon's 0-ply choice, its networks in numba (fastbg.
 PUBEVAL_WIN = 99999999.0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def is_race(b):
     """True when every mover checker has passed every opponent checker (no contact).
 
@@ -78,7 +80,7 @@ def pubeval_tables(race_w, contact_w):
     return point, extra
 
 
-@njit(cache=True)
+@njit(**HOT)
 def pubeval_score(b, point, extra, s):
     """pubeval's score of the result ``b`` with weight set ``s`` (0 race, 1 contact)."""
     on = 0
@@ -94,7 +96,7 @@ def pubeval_score(b, point, extra, s):
     return total + extra[s, 0] * (-b[OPP_BAR] / 2.0) + extra[s, 1] * ((CHECKERS - on) / 15.0)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def pubeval_scores(before, cands, k, point, extra, scores):
     """Score the first ``k`` candidates; race or contact is decided once, from ``before``."""
     s = 0 if is_race(before) else 1
@@ -102,7 +104,7 @@ def pubeval_scores(before, cands, k, point, extra, scores):
         scores[i] = pubeval_score(cands[i], point, extra, s)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def greedy_score(b):
     """A hand-made heuristic, from the mover's view after the move (higher is better).
 
@@ -134,13 +136,13 @@ def greedy_score(b):
     return score + 2.0 * (CHECKERS - on) - 0.02 * pips
 
 
-@njit(cache=True)
+@njit(**HOT)
 def greedy_scores(before, cands, k, scores):
     for i in range(k):
         scores[i] = greedy_score(cands[i])
 
 
-@njit(cache=True)
+@njit(**HOT)
 def best_index(scores, k):
     """Index of the first highest score among ``scores[:k]``, or -1 if any score is NaN."""
     best = 0
