@@ -13,6 +13,8 @@ from numba import config, njit, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
+from .jit import HOT
+
 CHECKERS = 15
 
 # Half-input features (gnubg's inputs.c enum order), 25 per side after the 200 base inputs.
@@ -136,7 +138,7 @@ def _encoding_tables():
 ESC8 = ESC.astype(np.int8)          # the same tables in 4 KiB each instead of 32
 ESC18 = ESC1.astype(np.int8)
 ENTER_LOSS = _enter_loss_table()
-BACKBONE_W = _backbone_table()
+BACKBONE_W = _backbone_table().astype(np.int16)   # 4 KiB, not 16: L1 is shared with the weights
 POINT_ENC, BAR_ENC, RACE_OFF_ENC = _encoding_tables()
 # Escape pattern width mask by distance n (gnubg's Escapes looks at min(12, n) points).
 ESC_WIDTH = np.array([(1 << min(12, n)) - 1 for n in range(25)], np.int64)
@@ -301,7 +303,7 @@ else:
 
 # ---- inputs ---------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(**HOT)
 def _point_inputs(nc, inp, o):
     """A point's 4 inputs: 1 checker, 2, 3 or more, (n - 3) / 2 above 3."""
     inp[o] = 1.0 if nc == 1 else 0.0
@@ -310,7 +312,7 @@ def _point_inputs(nc, inp, o):
     inp[o + 3] = (nc - 3) / 2.0 if nc > 3 else 0.0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _point_nonzero(nc, o, nz, c):
     """Append the indices of a point's non-zero inputs to nz[c:] (without branches: the
     0..2 written entries are kept by the count); returns the new count."""
@@ -319,7 +321,7 @@ def _point_nonzero(nc, o, nz, c):
     return c + (nc > 0) + (nc > 3)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _point_nonzero_u(nc, o, nz, c):
     """:func:`_point_nonzero` with an unsigned count ``c`` (no negative-index checks)."""
     nz[c] = o + min(nc, 3) - 1
@@ -327,7 +329,7 @@ def _point_nonzero_u(nc, o, nz, c):
     return c + np.uint64(nc > 0) + np.uint64(nc > 3)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def base_inputs(gb, inp, nz):
     """200 inputs: per side (row 0 first), 4 per point and 4 for the bar. Returns the
     number of non-zero inputs, listed in increasing order in nz.
@@ -352,7 +354,7 @@ def base_inputs(gb, inp, nz):
     return np.int64(c)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def made_mask(board):
     """Bit i set when board[i] holds two or more checkers (i = 0..24)."""
     m = 0
@@ -361,29 +363,29 @@ def made_mask(board):
     return m
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _escape_pattern(mask, n):
     """gnubg's Escapes pattern: bit i = point 24 - n + i made, for i < min(12, n)."""
     return (mask >> (24 - n)) & ((1 << min(12, n)) - 1)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _escapes(mask, n):
     return ESC[_escape_pattern(mask, n)]
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _escapes_r(mask, n):
     return ESC1[_escape_pattern(mask, n)]
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _top_bit(x):
     """Index of the highest set bit of 0 < x < 2^32."""
     return _top(x)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _masks(board):
     """(occupied, made (2+), blots, exactly two) bitmasks of board[0..24] (one vectorised
     pass; a separate pass over the opponent's points in reverse order cost 25 ns)."""
@@ -400,7 +402,7 @@ def _masks(board):
     return occ, made, one, two
 
 
-@njit(cache=True)
+@njit(**HOT)
 def pip_loss(board, opp, hit, rp, rc):
     """gnubg's pipLossP1P2: (pips lost / 432, P(hit one), P(hit two)) for ``board`` hitting.
 
@@ -412,7 +414,7 @@ def pip_loss(board, opp, hit, rp, rc):
     return _pip_loss(board[24], occ, made, two, _rev24(theirs), _rev24(oone))
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _pip_loss(bar, occ, made, two, omade, oblots):
     """:func:`pip_loss` from our checkers on the bar and bitmasks (ours: occupied, made,
     exactly two; the opponent's made points and blots in our numbering). No arrays: each
@@ -452,7 +454,7 @@ DB_D = np.array([1, 2, 3, 4, 5, 6, 0, 0], np.int64)
 DB_SHIFT = np.array([[m * d if d else 60 for d in DB_D] for m in range(5)], np.int64)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _rolls_no_bar(hitters, blots, opn, oblots, made):
     """(pips, ways of 36 hitting once, twice) of gnubg's roll loop, nobody on our bar.
 
@@ -508,7 +510,7 @@ def _rolls_no_bar(hitters, blots, opn, oblots, made):
     return npips, n1, n2
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _rolls_bar1(hitters, blots, opn, oblots, omade):
     """gnubg's roll loop with one checker of ours on the bar: a die hits from the bar, and
     its highest other hitter counts if the other die enters (for a double gnubg looks at
@@ -562,7 +564,7 @@ def _rolls_bar1(hitters, blots, opn, oblots, omade):
     return npips, n1, n2
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _rolls_bar2(blots):
     """gnubg's roll loop with two or more of ours on the bar: single dice from the bar."""
     npips = 0
@@ -582,7 +584,7 @@ def _rolls_bar2(blots):
     return npips, n1, n2
 
 
-@njit(cache=True)
+@njit(**HOT)
 def half_inputs(board, opp, inp, o, hit, rp, rc):
     """gnubg's CalculateHalfInputs: 25 features of ``board`` (against ``opp``) at inp[o:].
     ``hit``, ``rp``, ``rc`` (gnubg's scratch) are not used; see :func:`_half_inputs`
@@ -747,7 +749,7 @@ def _half_inputs(board, opp, inp, o):
         inp[o + I_BACKG1] = 0.0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def contact_inputs(gb, inp, nz, contact250):
     """All 250 inputs of the contact / crashed nets ("std250", or "contact250" when
     ``contact250``: each side's borne-off count overwritten on gnubg's smaller scale), as
@@ -772,7 +774,7 @@ def contact_inputs(gb, inp, nz, contact250):
     return np.int64(u)
 
 
-@njit(cache=True)
+@njit(**HOT)
 def _men_off_contact(board, inp, o):
     """menOffNonCrashed: borne-off count on a scale for at most eight off."""
     m = CHECKERS
@@ -792,7 +794,7 @@ def _men_off_contact(board, inp, o):
         inp[o + 2] = 0.0
 
 
-@njit(cache=True)
+@njit(**HOT)
 def race_inputs(gb, inp, nz):
     """gnubg's CalculateRaceInputs: 107 per side (row 0 first). Returns the number of
     non-zero inputs, listed in increasing order in nz. (Encodings copied from tables.)"""
