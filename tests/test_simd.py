@@ -116,3 +116,18 @@ def test_lane_block_bit_for_bit(seed):
     ref = np.empty_like(out)
     simd.outputs_lanes_reference(ht, wo, bias, ref)
     np.testing.assert_array_equal(ref, want)
+
+
+def test_sigmoid_rows_bit_for_bit():
+    """The output sigmoids of a block, a vector per output, equal the scalar sigmoid."""
+    rng = np.random.default_rng(4)
+    a = rng.normal(0, 8, (5, simd.LANES)).astype(np.float32)
+    a[0, :4] = (np.float32(-0.0), np.float32(0.0), np.float32(10.0), np.float32(-10.0))
+    scale = np.float32(-1.0)
+    want = np.array([[kg.sigmoid(np.float32(scale * x)) for x in row] for row in a], np.float32)
+    got = a.copy()
+    simd.sigmoid_rows(got, scale, kg.SIG_E, kg.SIG_LO, kg.SIG_HI)
+    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
+    ref = a.copy()
+    simd.sigmoid_rows_reference(ref, scale, kg.SIG_E, kg.SIG_LO, kg.SIG_HI)
+    np.testing.assert_array_equal(ref, want)

@@ -562,11 +562,12 @@ def _flush(k, rows, start, swapped, net, bo, scr):
     ht, slot, fill, rsum, res = scr[9], scr[10], scr[11], scr[12], scr[13]
     binom, os_, rbg = bo[0], bo[1], bo[4]
     _simd.outputs_lanes(ht[k], net[2][k], net[3][k], rsum)
-    bo_ = -net[4][k, 1]
+    # The output sigmoids of the whole block as vectors: :func:`sigmoid` of each sum.
+    _simd.sigmoid_rows(rsum, -net[4][k, 1], SIG_E, SIG_LO, SIG_HI)
     for s in range(fill[k]):
         r = slot[k, s]
         for o in range(N_OUT):
-            out[o] = sigmoid(bo_ * rsum[o, s])
+            out[o] = rsum[o, s]
         _load_gb(rows, start + r, swapped, gb)
         if k == NET_RACE:
             _race_improvement(gb, out, binom, os_, rbg, dummy)

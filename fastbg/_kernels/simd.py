@@ -320,6 +320,55 @@ def outputs_reference(hidden, scale, table, lo, hi, wo, bias, out):
         out[o] = r
 
 
+@intrinsic
+def _sigmoid_rows(typingctx, a, scale, table, lo, hi):
+    """a[r, :] = sigmoid(scale * a[r, :]) for every row of ``a`` (R, LANES): the output
+    sigmoids of a block of positions, a vector per output."""
+    if not (isinstance(a, types.Array) and a.ndim == 2 and a.layout == "C"
+            and a.dtype == types.float32 and isinstance(table, types.Array)
+            and table.ndim == 1 and table.layout == "C" and table.dtype == types.float32
+            and scale == types.float32 and lo == types.float32 and hi == types.float32):
+        return None
+    sig = types.void(a, scale, table, lo, hi)
+
+    def codegen(context, builder, signature, args):
+        a_ty, _, t_ty, _, _ = signature.args
+        a_arr = context.make_array(a_ty)(context, builder, args[0])
+        t_arr = context.make_array(t_ty)(context, builder, args[2])
+        vty = ir.VectorType(ir.FloatType(), LANES)
+        scale_v = _splat(builder, args[1])
+        lo_v, hi_v = _splat(builder, args[3]), _splat(builder, args[4])
+        n_rows = cgutils.unpack_tuple(builder, a_arr.shape, 2)[0]
+        row_stride = cgutils.unpack_tuple(builder, a_arr.strides, 2)[0]
+        a_bytes = builder.bitcast(a_arr.data, ir.IntType(8).as_pointer())
+        with cgutils.for_range(builder, n_rows) as loop:
+            p = builder.bitcast(builder.gep(a_bytes, [builder.mul(loop.index, row_stride)]),
+                                vty.as_pointer())
+            v = builder.fmul(scale_v, builder.load(p, align=4))
+            builder.store(_vector_sigmoid(builder, v, t_arr.data, lo_v, hi_v), p, align=4)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(**HOT)
+def sigmoid_rows_reference(a, scale, table, lo, hi):
+    """:func:`_sigmoid_rows` as plain loops."""
+    ten = np.float32(10.0)
+    one = np.float32(1.0)
+    for r in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            x = scale * a[r, j]
+            neg = np.signbit(x)
+            ax = -x if neg else x
+            big = ax >= ten
+            x1 = ten * (np.float32(0.0) if big else ax)
+            i = np.int64(x1)
+            v = one / (one + table[i] * (np.float32(10 - i) + x1))
+            v = (one - v) if neg else v
+            a[r, j] = v if not big else (lo if neg else hi)
+
+
 @njit(**HOT)
 def sigmoids_to_lane_reference(hidden, scale, table, lo, hi, ht, lane):
     """:func:`_sigmoids_to_lane` as a plain loop (the scalar operations of
@@ -368,6 +417,7 @@ if config.DISABLE_JIT:
     outputs = outputs_reference
     sigmoids_to_lane = sigmoids_to_lane_reference
     outputs_lanes = outputs_lanes_reference
+    sigmoid_rows = sigmoid_rows_reference
 else:
     @njit(**HOT)
     def hidden_sums(w, b, inp, nz, n, out):
@@ -398,3 +448,8 @@ else:
     def outputs_lanes(ht, wo, bias, out):
         """out[o, p] = output sum ``o`` of the position in lane ``p`` of ``ht``."""
         _outputs_lanes(ht, wo, bias, out)
+
+    @njit(**HOT)
+    def sigmoid_rows(a, scale, table, lo, hi):
+        """a[r, :] = sigmoid(scale * a[r, :]) for the rows of ``a`` (R, LANES)."""
+        _sigmoid_rows(a, scale, table, lo, hi)
