@@ -594,15 +594,12 @@ def half_inputs(board, opp, inp, o, hit, rp, rc):
 
 
 @njit(cache=True, inline="always")
-def _half_inputs(board, opp, inp, o):
-    """gnubg's CalculateHalfInputs: 25 features of ``board`` (against ``opp``) at inp[o:].
-
-    Computed from a few passes over the points without data-dependent branches and from
-    bitmasks of occupied / made points (highest and lowest bit, popcount, tables), the
-    same integers as gnubg's loops, so the same float inputs bit for bit.
-    """
+def _side_summary(board):
+    """One pass over a side's points: (occupied, made (2+), blots, exactly two) bitmasks,
+    checkers, sum of index x checkers, checkers on points 18..23."""
     occ = 0
     made = 0
+    one = 0
     two = 0
     tot = 0
     isum = 0
@@ -611,18 +608,31 @@ def _half_inputs(board, opp, inp, o):
         b = board[i]
         occ |= np.int64(b > 0) << i
         made |= np.int64(b > 1) << i
+        one |= np.int64(b == 1) << i
         two |= np.int64(b == 2) << i
         tot += b
         isum += i * b
         n_bc += b * ((i >= 18) & (i < 24))
-    ooc = 0
-    theirs = 0
-    oone = 0
-    for i in range(25):
-        v = opp[i]
-        ooc |= np.int64(v > 0) << i
-        theirs |= np.int64(v > 1) << i
-        oone |= np.int64(v == 1) << i
+    return occ, made, one, two, tot, isum, n_bc
+
+
+@njit(cache=True, inline="always")
+def _half_inputs(board, opp, inp, o):
+    """gnubg's CalculateHalfInputs: 25 features of ``board`` (against ``opp``) at inp[o:].
+
+    Computed from a few passes over the points without data-dependent branches and from
+    bitmasks of occupied / made points (highest and lowest bit, popcount, tables), the
+    same integers as gnubg's loops, so the same float inputs bit for bit.
+    """
+    _half_from(board, _side_summary(board), _side_summary(opp), inp, o)
+
+
+@njit(cache=True, inline="always")
+def _half_from(board, mine, theirs_summary, inp, o):
+    """:func:`_half_inputs` from the two sides' :func:`_side_summary` (computed once per
+    side for both halves of a position: each summary served two halves)."""
+    occ, made, _one, two, tot, isum, n_bc = mine
+    ooc, theirs, oone = theirs_summary[0], theirs_summary[1], theirs_summary[2]
     omade = _rev24(theirs)            # the opponent's made points and blots, our numbering
     oblots = _rev24(oone)
 
@@ -762,8 +772,10 @@ def contact_inputs(gb, inp, nz, contact250):
     half_inputs, the men-off inputs, a branch per half input), one thread.
     """
     c = base_inputs(gb, inp, nz)
-    _half_inputs(gb[1], gb[0], inp, BASE_INPUTS)
-    _half_inputs(gb[0], gb[1], inp, BASE_INPUTS + MORE_INPUTS)
+    s0 = _side_summary(gb[0])
+    s1 = _side_summary(gb[1])
+    _half_from(gb[1], s1, s0, inp, BASE_INPUTS)
+    _half_from(gb[0], s0, s1, inp, BASE_INPUTS + MORE_INPUTS)
     if contact250:
         _men_off_contact(gb[0], inp, BASE_INPUTS + I_OFF1)
         _men_off_contact(gb[1], inp, BASE_INPUTS + MORE_INPUTS + I_OFF1)
