@@ -1,8 +1,12 @@
 """GNU Backgammon's networks in fastbg's numba kernels against gnubg-nn, side by side.
 
-    python scripts/bench_gnubgnet.py [--positions 200000] [--games 2000] [--pubeval-games 20000]
+    python scripts/bench_gnubgnet.py [--repeat 3] [--positions 200000] [--games 8000]
+                                     [--pubeval-games 20000] [--json out.json]
 
-Three measurements, all in one run:
+Three measurements, all in one run. The two speed comparisons are repeated ``--repeat``
+times, fastbg and gnubg-nn alternating within each repetition (the machine is shared and
+its speed drifts), and the medians of the rates and of the per-repetition ratios are
+reported:
 
 1. Evaluations per second on the same distinct positions (candidate results met in games,
    seen from the player on roll): fastbg.gnubg_net() on 1 and 2 threads against
@@ -13,7 +17,7 @@ Three measurements, all in one run:
    rolling out the same games with its own 0-ply player (``gnubg_nn.best_move(..., n=0)``
    each ply, the same move choices up to exact ties). gnubg-nn's ``rollout()`` entry point
    is also timed and its result printed; in gnubg-nn 1.1.0a11 it misreads its arguments
-   (see the note printed), so it is not the reference.
+   (see the note printed), so it is not the reference. Target: at least 10x.
 3. pubeval against the gnubg bot over cubeless games (published figure: -0.63 +- 0.03
    points per game for pubeval).
 """
@@ -56,7 +60,9 @@ def collect_positions(n, seed):
     return boards[rng.permutation(len(boards))[:n]]
 
 
-def bench_evals(net, boards, n_gnubg):
+def bench_evals(net, boards, n_gnubg, rep=0):
+    """Rates on ``boards`` (fastbg) and on the rep-th slice of n_gnubg of them (gnubg-nn:
+    a fresh slice each repetition, so that its evaluation cache never holds them)."""
     import gnubg_nn
     out = {}
     net(boards[:1000])                                         # compile / warm up
@@ -66,7 +72,7 @@ def bench_evals(net, boards, n_gnubg):
             net(boards)
             dt = time.perf_counter() - t
         out[f"fastbg_{th}_thread"] = len(boards) / dt
-    rows = _gnubg_rows(boards[:n_gnubg]).tolist()
+    rows = _gnubg_rows(boards[rep * n_gnubg:(rep + 1) * n_gnubg]).tolist()
     prob = gnubg_nn.probabilities
     t = time.perf_counter()
     for r in rows:
@@ -93,7 +99,14 @@ def gnubg_nn_game(rng, board):
         sign = -sign
 
 
-def bench_rollout(net, games, gnubg_games, seed):
+def medians(runs):
+    """Median of each numeric entry over the repetitions ``runs`` (dicts)."""
+    keys = [k for k, v in runs[0].items()
+            if isinstance(v, (int, float)) and all(k in r for r in runs)]
+    return {k: float(np.median([r[k] for r in runs])) for k in keys}
+
+
+def bench_rollout(net, games, gnubg_games, seed, rep=0, with_gnubg_rollout=True):
     import gnubg_nn
     out = {}
     fastbg.rollout(fastbg.START, trials=72, bot="gnubg", seed=seed)          # warm up
@@ -104,13 +117,17 @@ def bench_rollout(net, games, gnubg_games, seed):
     out["fastbg_games_per_s"] = games / dt
     out["fastbg_equity"] = r.equity
     out["fastbg_equity_se"] = r.equity_se
-    rng = np.random.default_rng(seed)
+    # gnubg-nn's player rolls its own dice; a different stream each repetition (the same
+    # games again would be answered from gnubg-nn's evaluation cache).
+    rng = np.random.default_rng([seed, rep])
     t = time.perf_counter()
     pts = [gnubg_nn_game(rng, np.array(fastbg.START)) for _ in range(gnubg_games)]
     dt = time.perf_counter() - t
     out["gnubg_nn_player_games_per_s"] = gnubg_games / dt
     out["gnubg_nn_player_equity"] = float(np.mean(pts))
     out["ratio"] = out["fastbg_games_per_s"] / out["gnubg_nn_player_games_per_s"]
+    if not with_gnubg_rollout:
+        return out
     # gnubg-nn's own rollout() entry point, in a subprocess (it can crash).
     code = ("import time, gnubg_nn as g; t = time.perf_counter(); "
             f"r = g.rollout('4HPwATDgc/ABMA', ngames={gnubg_games}, n=0); "
@@ -141,10 +158,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--positions", type=int, default=200_000)
     ap.add_argument("--gnubg-positions", type=int, default=50_000)
-    ap.add_argument("--games", type=int, default=4000)
+    ap.add_argument("--games", type=int, default=8000)
     ap.add_argument("--gnubg-games", type=int, default=200)
     ap.add_argument("--pubeval-games", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="repetitions of the two speed comparisons (medians are reported)")
     ap.add_argument("--json", default=None, help="also write the results here")
     args = ap.parse_args()
 
@@ -152,13 +171,23 @@ def main():
     report = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                           "numba_threads": numba.config.NUMBA_NUM_THREADS}}
     boards = collect_positions(args.positions, args.seed)
-    report["evaluations_per_s"] = bench_evals(net, boards, min(args.gnubg_positions, len(boards)))
-    report["rollout_opening_0ply"] = bench_rollout(net, args.games, args.gnubg_games, args.seed)
+    n_gnubg = min(args.gnubg_positions, len(boards) // args.repeat)
+    evals = []
+    rolls = []
+    for rep in range(args.repeat):
+        evals.append(bench_evals(net, boards, n_gnubg, rep))
+        rolls.append(bench_rollout(net, args.games, args.gnubg_games, args.seed, rep,
+                                   with_gnubg_rollout=rep == 0))
+    report["repeats"] = {"evaluations_per_s": evals, "rollout_opening_0ply": rolls}
+    report["evaluations_per_s"] = medians(evals)
+    report["rollout_opening_0ply"] = {**rolls[0], **medians(rolls)}
     report["pubeval_vs_gnubg"] = bench_pubeval(args.pubeval_games, args.seed)
 
     e = report["evaluations_per_s"]
     r = report["rollout_opening_0ply"]
     p = report["pubeval_vs_gnubg"]
+    print(f"medians of {args.repeat} repetitions (each ratio: the median of the "
+          f"repetitions' ratios)")
     print(f"evaluations/s   fastbg 1 thread {e['fastbg_1_thread']:,.0f}   2 threads "
           f"{e['fastbg_2_thread']:,.0f}   gnubg-nn {e['gnubg_nn']:,.0f}   "
           f"ratio (2 threads) {e['ratio_2_threads']:.1f}x")
