@@ -159,7 +159,7 @@ def main():
     ap.add_argument("--positions", type=int, default=200_000)
     ap.add_argument("--gnubg-positions", type=int, default=50_000)
     ap.add_argument("--games", type=int, default=8000)
-    ap.add_argument("--gnubg-games", type=int, default=200)
+    ap.add_argument("--gnubg-games", type=int, default=600)
     ap.add_argument("--pubeval-games", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3,
