@@ -179,7 +179,8 @@ def rollout(position, trials=1296, bot="pubeval", seed=0, rules=None, truncate=N
         "initial_cube": value,
     }
     store = _Store(out, settings, resume)
-    bar = _sim._progress_bar(trials, progress, ("rollout", cubeless.names[0]), "trial")
+    bar = _sim._progress_bar(trials, progress, cubeless.names, "trial",
+                             desc=f"rollout with {cubeless.names[0]}")
     partial = False
     try:
         for lo in range(0, trials, chunk_size):

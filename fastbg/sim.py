@@ -409,11 +409,13 @@ def run_games(st, n_games, game_offset, progress=False, chunk_size=DEFAULT_CHUNK
     return (outcome[:done], cube_out[:done], final[:done] if keep_final else None, partial)
 
 
-def _progress_bar(total, enabled, names, unit):
+def _progress_bar(total, enabled, names, unit, desc=None):
+    """A tqdm bar (None when not ``enabled``) labelled ``desc`` or "bot vs bot"."""
     if not enabled:
         return None
     from tqdm.auto import tqdm
-    return tqdm(total=total, unit=unit, unit_scale=True, desc=f"{names[0]} vs {names[1]}")
+    return tqdm(total=total, unit=unit, unit_scale=True,
+                desc=desc or f"{names[0]} vs {names[1]}")
 
 
 def _raise_for_errors(outcome, first_game, names, what="game"):
