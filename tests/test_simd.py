@@ -96,25 +96,25 @@ def test_references_are_the_plain_loops():
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_lane_block_bit_for_bit(seed):
-    """A block of positions: sigmoids stored into lanes, output sums lane by lane, equal to
-    one position at a time."""
+def test_row_block_bit_for_bit(seed):
+    """A block of positions: sigmoids stored as rows, output sums of all rows side by side
+    (through the in-register transpose), equal to one position at a time."""
     rng = np.random.default_rng(seed)
     _, _, wo, bias = random_net(rng)
     scale = np.float32(-0.1)
-    ht = np.full((HID, simd.LANES), np.nan, np.float32)
+    hs = np.full((simd.LANES, HID), np.nan, np.float32)
     want = np.empty((5, simd.LANES), np.float32)
     for p in range(simd.LANES):
         h = rng.normal(0, 60, HID).astype(np.float32)
         h[p % HID] = np.float32(-0.0)
-        simd.sigmoids_to_lane(h, scale, kg.SIG_E, kg.SIG_LO, kg.SIG_HI, ht, p)
+        simd.sigmoids_to_row(h, scale, kg.SIG_E, kg.SIG_LO, kg.SIG_HI, hs, p)
         s_ref, want[:, p] = plain_outputs(h, scale, wo, bias)
-        np.testing.assert_array_equal(ht[:, p].view(np.int32), s_ref.view(np.int32))
+        np.testing.assert_array_equal(hs[p].view(np.int32), s_ref.view(np.int32))
     out = np.empty((5, simd.LANES), np.float32)
-    simd.outputs_lanes(ht, wo, bias, out)
+    simd.outputs_rows(hs, wo, bias, out)
     np.testing.assert_array_equal(out.view(np.int32), want.view(np.int32))
     ref = np.empty_like(out)
-    simd.outputs_lanes_reference(ht, wo, bias, ref)
+    simd.outputs_rows_reference(hs, wo, bias, ref)
     np.testing.assert_array_equal(ref, want)
 
 

@@ -498,14 +498,14 @@ def new_scratch():
     """Per-thread scratch: (inputs f32[250], hit[39], roll pips[21], roll checkers[21],
     hidden f32[256], outputs f32[5], gnubg board [2, 25], dummy board [2, 25],
     non-zero input indices [250], then for :func:`evaluate_rows`: hidden units of up to
-    LANES positions a net, transposed f32[3, 128, LANES], their row numbers [3, LANES],
+    LANES positions a net, a row each f32[3, LANES, 128], their row numbers [3, LANES],
     how many wait [3], output sums f32[5, LANES], results f32[ROWS_PER_CALL, 5], classes
     [ROWS_PER_CALL])."""
     return (np.zeros(MAX_INPUTS, np.float32), np.zeros(39, np.int64), np.zeros(21, np.int64),
             np.zeros(21, np.int64), np.zeros(256, np.float32), np.zeros(N_OUT, np.float32),
             np.zeros((2, 25), np.int64), np.zeros((2, 25), np.int64),
             np.zeros(MAX_INPUTS, np.int64),
-            np.zeros((N_NETS, _simd.FAST_HIDDEN, _simd.LANES), np.float32),
+            np.zeros((N_NETS, _simd.LANES, _simd.FAST_HIDDEN), np.float32),
             np.zeros((N_NETS, _simd.LANES), np.int64), np.zeros(N_NETS, np.int64),
             np.zeros((N_OUT, _simd.LANES), np.float32),
             np.zeros((ROWS_PER_CALL, N_OUT), np.float32), np.zeros(ROWS_PER_CALL, np.int64))
@@ -561,7 +561,7 @@ def _flush(k, rows, start, swapped, net, bo, scr):
     out, gb, dummy = scr[5], scr[6], scr[7]
     ht, slot, fill, rsum, res = scr[9], scr[10], scr[11], scr[12], scr[13]
     binom, os_, rbg = bo[0], bo[1], bo[4]
-    _simd.outputs_lanes(ht[k], net[2][k], net[3][k], rsum)
+    _simd.outputs_rows(ht[k], net[2][k], net[3][k], rsum)
     # The output sigmoids of the whole block as vectors: :func:`sigmoid` of each sum.
     _simd.sigmoid_rows(rsum, -net[4][k, 1], SIG_E, SIG_LO, SIG_HI)
     for s in range(fill[k]):
@@ -587,7 +587,9 @@ def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
     The same numbers as :func:`evaluate_gb` one by one, but the output sums of LANES
     positions of one net run side by side in the lanes of a vector (the sums of one
     position are chains of 128 dependent adds, in gnubg's order; alone they leave the
-    adder idle: 0.32 -> 0.07 us a contact position, measured, one thread).
+    adder idle: 0.32 -> 0.07 us a contact position, measured, one thread). Each
+    position's hidden units are stored as a row and the block is transposed in registers
+    (:func:`fastbg._kernels.simd.outputs_rows`), not scattered into lanes unit by unit.
     """
     inp, hit, rp, rc, hidden = scr[0], scr[1], scr[2], scr[3], scr[4]
     out, gb, nz = scr[5], scr[6], scr[8]
@@ -606,7 +608,7 @@ def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
         if pc > C_BEAROFF1 and n_hid[k] == _simd.FAST_HIDDEN:
             n_nz = inputs_into(ifuncs[k], gb, inp, hit, rp, rc, nz)
             _simd.hidden_sums(w1[k], b1[k], inp, nz, n_nz, h)
-            _simd.sigmoids_to_lane(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
+            _simd.sigmoids_to_row(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
             slot[k, fill[k]] = r
             fill[k] += 1
             if fill[k] == _simd.LANES:
