@@ -31,6 +31,13 @@ description:
 Outputs are float32 values widened to float64: (win, win gammon, win backgammon,
 lose gammon, lose backgammon) for the side on roll, cumulative.
 
+Speed (batched callers use :func:`evaluate_rows`; every result equals the one-position
+path :func:`evaluate_gb` bit for bit): the input features come from bitmasks
+(:mod:`fastbg._kernels.gnubginputs`), the hidden layer keeps its 128 sums in vector
+registers and the output sums of 16 positions of one net run in the lanes of a vector
+(:mod:`fastbg._kernels.simd`), and the kernels run without numba's reference counting
+(:mod:`fastbg._kernels.jit`). One thread: 2.8 -> 0.6 us a position on average.
+
 Everything works on gnubg's board ``gb`` int64[2, 25] (row 1 the side on roll, row 0 the
 other, each in its own numbering, index 24 the bar), built from the interchange board by
 :func:`to_gnubg`. Kernel arguments are grouped: ``net`` (the weights, see
