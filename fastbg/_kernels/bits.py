@@ -1,6 +1,8 @@
 """Low-level helpers for the kernels, as single machine instructions where numba has none.
 
-* :func:`lowest_bit`: count trailing zeros (``llvm.cttz``).
+* :func:`lowest_bit`: count trailing zeros (``llvm.cttz``); ``ctlz64``, ``cttz64``,
+  ``ctpop64``, ``bitrev32``: the other bit intrinsics the kernels use (for 0 the counts
+  give the width).
 * :func:`copy_row`: copy one 26-byte board into a row of a result buffer as one fixed-size
   ``memcpy`` (a few vector moves). numba's element loop cannot assume the two arrays do
   not overlap and copies byte by byte; on the perft pairs this cut doubles from 437 to
@@ -16,21 +18,41 @@ from numba.core.extending import intrinsic
 BOARD_SIZE = 26
 
 
-@intrinsic
-def _cttz64(typingctx, x):
-    """LLVM's llvm.cttz.i64: index of the lowest set bit of a non-zero integer."""
-    if not isinstance(x, types.Integer):
-        return None
-    sig = types.int64(types.int64)
+def _unary_bit_intrinsic(name, doc, bits=64, zero_flag=None):
+    """An intrinsic int64 -> int64 calling LLVM's ``name`` on the low ``bits`` bits (zero
+    extended back); ``zero_flag`` is the count intrinsics' second operand (1: the result
+    for zero is undefined, 0: it is the width)."""
+    @intrinsic
+    def op(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
+        sig = types.int64(types.int64)
 
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        fnty = ir.FunctionType(i64, [i64, ir.IntType(1)])
-        fn = builder.module.declare_intrinsic("llvm.cttz", [i64], fnty)
-        # Second operand true: the result for zero is undefined (callers never pass 0).
-        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 1)])
+        def codegen(context, builder, signature, args):
+            ity = ir.IntType(bits)
+            extra = [] if zero_flag is None else [ir.Constant(ir.IntType(1), zero_flag)]
+            fnty = ir.FunctionType(ity, [ity] + [e.type for e in extra])
+            fn = builder.module.declare_intrinsic(name, [ity], fnty)
+            v = context.cast(builder, args[0], signature.args[0], types.int64)
+            v = v if bits == 64 else builder.trunc(v, ity)
+            r = builder.call(fn, [v] + extra)
+            return r if bits == 64 else builder.zext(r, ir.IntType(64))
 
-    return sig, codegen
+        return sig, codegen
+
+    op.__doc__ = doc
+    return op
+
+
+_cttz64 = _unary_bit_intrinsic("llvm.cttz", "Index of the lowest set bit (undefined for 0).",
+                               zero_flag=1)
+ctlz64 = _unary_bit_intrinsic("llvm.ctlz", "Leading zeros of a 64-bit value (64 for 0).",
+                              zero_flag=0)
+cttz64 = _unary_bit_intrinsic("llvm.cttz", "Trailing zeros of a 64-bit value (64 for 0).",
+                              zero_flag=0)
+ctpop64 = _unary_bit_intrinsic("llvm.ctpop", "Set bits of a 64-bit value.")
+bitrev32 = _unary_bit_intrinsic("llvm.bitreverse", "The low 32 bits in reverse order.",
+                                bits=32)
 
 
 @intrinsic

@@ -13,6 +13,10 @@ from numba import config, njit, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
+from .bits import bitrev32 as _bitrev32
+from .bits import ctlz64 as _ctlz64
+from .bits import ctpop64 as _ctpop64
+from .bits import cttz64 as _cttz64
 from .jit import HOT
 
 CHECKERS = 15
@@ -154,70 +158,6 @@ LOW24 = 0xFFFFFF
 
 
 # ---- bit helpers ------------------------------------------------------------------------
-
-@intrinsic
-def _ctlz64(typingctx, x):
-    """LLVM's llvm.ctlz.i64 (64 for 0)."""
-    if not isinstance(x, types.Integer):
-        return None
-    sig = types.int64(types.int64)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        fn = builder.module.declare_intrinsic(
-            "llvm.ctlz", [i64], ir.FunctionType(i64, [i64, ir.IntType(1)]))
-        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
-
-    return sig, codegen
-
-
-@intrinsic
-def _cttz64(typingctx, x):
-    """LLVM's llvm.cttz.i64 (64 for 0)."""
-    if not isinstance(x, types.Integer):
-        return None
-    sig = types.int64(types.int64)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        fn = builder.module.declare_intrinsic(
-            "llvm.cttz", [i64], ir.FunctionType(i64, [i64, ir.IntType(1)]))
-        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
-
-    return sig, codegen
-
-
-@intrinsic
-def _ctpop64(typingctx, x):
-    """LLVM's llvm.ctpop.i64."""
-    if not isinstance(x, types.Integer):
-        return None
-    sig = types.int64(types.int64)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [i64], ir.FunctionType(i64, [i64]))
-        return builder.call(fn, [args[0]])
-
-    return sig, codegen
-
-
-@intrinsic
-def _bitrev32(typingctx, x):
-    """LLVM's llvm.bitreverse.i32 of the low 32 bits."""
-    if not isinstance(x, types.Integer):
-        return None
-    sig = types.int64(types.int64)
-
-    def codegen(context, builder, signature, args):
-        i32 = ir.IntType(32)
-        fn = builder.module.declare_intrinsic("llvm.bitreverse", [i32], ir.FunctionType(i32, [i32]))
-        v = builder.trunc(args[0], i32)
-        return builder.zext(builder.call(fn, [v]), ir.IntType(64))
-
-    return sig, codegen
-
-
 
 def _make_copy(n):
     """An intrinsic ``copy(dst, k, src, row)``: src[row, 0:n] -> dst[k:k + n] as one

@@ -204,22 +204,28 @@ def _splat(builder, x):
 
 
 @njit(**HOT)
+def sigmoid_reference(x, table, lo, hi):
+    """gnubg's table sigmoid of float32 ``x`` as the vector code computes it, lane by lane
+    (the same value as :func:`fastbg._kernels.gnubgnet.sigmoid`, without branches)."""
+    ten = np.float32(10.0)
+    one = np.float32(1.0)
+    neg = np.signbit(x)
+    ax = -x if neg else x
+    big = ax >= ten
+    x1 = ten * (np.float32(0.0) if big else ax)
+    i = np.int64(x1)
+    v = one / (one + table[i] * (np.float32(10 - i) + x1))
+    v = (one - v) if neg else v
+    return v if not big else (lo if neg else hi)
+
+
+@njit(**HOT)
 def outputs_reference(hidden, scale, table, lo, hi, wo, bias, out):
     """:func:`_outputs_128` as plain loops: the sigmoids, then each output's sum from its
     threshold, hidden unit by hidden unit."""
-    ten = np.float32(10.0)
-    one = np.float32(1.0)
     nh = hidden.shape[0]
     for j in range(nh):
-        x = scale * hidden[j]
-        neg = np.signbit(x)
-        ax = -x if neg else x
-        big = ax >= ten
-        x1 = ten * (np.float32(0.0) if big else ax)
-        i = np.int64(x1)
-        v = one / (one + table[i] * (np.float32(10 - i) + x1))
-        v = (one - v) if neg else v
-        hidden[j] = v if not big else (lo if neg else hi)
+        hidden[j] = sigmoid_reference(scale * hidden[j], table, lo, hi)
     for o in range(wo.shape[0]):
         r = bias[o]
         for j in range(nh):
@@ -261,19 +267,9 @@ def _sigmoid_rows(typingctx, a, scale, table, lo, hi):
 @njit(**HOT)
 def sigmoid_rows_reference(a, scale, table, lo, hi):
     """:func:`_sigmoid_rows` as plain loops."""
-    ten = np.float32(10.0)
-    one = np.float32(1.0)
     for r in range(a.shape[0]):
         for j in range(a.shape[1]):
-            x = scale * a[r, j]
-            neg = np.signbit(x)
-            ax = -x if neg else x
-            big = ax >= ten
-            x1 = ten * (np.float32(0.0) if big else ax)
-            i = np.int64(x1)
-            v = one / (one + table[i] * (np.float32(10 - i) + x1))
-            v = (one - v) if neg else v
-            a[r, j] = v if not big else (lo if neg else hi)
+            a[r, j] = sigmoid_reference(scale * a[r, j], table, lo, hi)
 
 
 @intrinsic
@@ -394,18 +390,8 @@ def _outputs_rows(typingctx, hs, wo, bias, out):
 @njit(**HOT)
 def sigmoids_to_row_reference(hidden, scale, table, lo, hi, hs, row):
     """:func:`_sigmoids_to_row` as a plain loop."""
-    ten = np.float32(10.0)
-    one = np.float32(1.0)
     for j in range(hs.shape[1]):
-        x = scale * hidden[j]
-        neg = np.signbit(x)
-        ax = -x if neg else x
-        big = ax >= ten
-        x1 = ten * (np.float32(0.0) if big else ax)
-        i = np.int64(x1)
-        v = one / (one + table[i] * (np.float32(10 - i) + x1))
-        v = (one - v) if neg else v
-        hs[row, j] = v if not big else (lo if neg else hi)
+        hs[row, j] = sigmoid_reference(scale * hidden[j], table, lo, hi)
 
 
 @njit(**HOT)
