@@ -107,7 +107,6 @@ def medians(runs):
 
 
 def bench_rollout(net, games, gnubg_games, seed, rep=0, with_gnubg_rollout=True):
-    import gnubg_nn
     out = {}
     fastbg.rollout(fastbg.START, trials=72, bot="gnubg", seed=seed)          # warm up
     with fastbg.threads(2):

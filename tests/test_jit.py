@@ -5,7 +5,6 @@ import importlib
 import pkgutil
 
 import numpy as np
-import pytest
 
 import fastbg
 import fastbg._kernels

@@ -8,7 +8,6 @@ functions that fill them also list the non-zero ones (indices in increasing orde
 is all the hidden layer reads.
 """
 import numpy as np
-from llvmlite import ir
 from numba import config, njit, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
@@ -329,16 +328,7 @@ def _top_bit(x):
 def _masks(board):
     """(occupied, made (2+), blots, exactly two) bitmasks of board[0..24] (one vectorised
     pass; a separate pass over the opponent's points in reverse order cost 25 ns)."""
-    occ = 0
-    made = 0
-    one = 0
-    two = 0
-    for i in range(25):
-        b = board[i]
-        occ |= np.int64(b > 0) << i
-        made |= np.int64(b > 1) << i
-        one |= np.int64(b == 1) << i
-        two |= np.int64(b == 2) << i
+    occ, made, one, two, _tot, _isum, _n_bc = _side_summary(board)
     return occ, made, one, two
 
 

@@ -123,13 +123,9 @@ def _outputs_128(typingctx, hidden, scale, table, lo, hi, wo, bias, out):
             return builder.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
                                           ir.Constant(ivty, [0] * LANES))
 
-        def fconst(x):
-            return ir.Constant(vty, [float(np.float32(x))] * LANES)
-
         def vec_at(base, k):
             return builder.bitcast(builder.gep(base, [ir.Constant(i64, k * LANES)]), vptr)
 
-        one, ten, zero = fconst(1.0), fconst(10.0), fconst(0.0)
         scale_v = splat(args[1])
         lo_v, hi_v = splat(args[3]), splat(args[4])
         row_stride = cgutils.unpack_tuple(builder, wo_arr.strides, 2)[0]
@@ -140,21 +136,7 @@ def _outputs_128(typingctx, hidden, scale, table, lo, hi, wo, bias, out):
         sums = [builder.load(builder.gep(b_arr.data, [ir.Constant(i64, o)])) for o in range(5)]
         for k in range(N_VEC):
             x = builder.fmul(scale_v, builder.load(vec_at(h_arr.data, k), align=4))
-            neg = builder.icmp_signed("<", builder.bitcast(x, ivty),
-                                      ir.Constant(ivty, [0] * LANES))
-            ax = builder.select(neg, builder.fneg(x), x)
-            big = builder.fcmp_ordered(">=", ax, ten)
-            x1 = builder.fmul(ten, builder.select(big, zero, ax))
-            idx = builder.fptosi(x1, ivty)
-            e = ir.Constant(vty, ir.Undefined)
-            for lane in range(LANES):
-                li = builder.sext(builder.extract_element(idx, ir.Constant(i32, lane)), i64)
-                e = builder.insert_element(e, builder.load(builder.gep(t_arr.data, [li])),
-                                           ir.Constant(i32, lane))
-            ten_minus = builder.sitofp(builder.sub(ir.Constant(ivty, [10] * LANES), idx), vty)
-            v = builder.fdiv(one, builder.fadd(one, builder.fmul(e, builder.fadd(ten_minus, x1))))
-            v = builder.select(neg, builder.fsub(one, v), v)
-            v = builder.select(big, builder.select(neg, lo_v, hi_v), v)
+            v = _vector_sigmoid(builder, x, t_arr.data, lo_v, hi_v)
             builder.store(v, vec_at(h_arr.data, k), align=4)
             for o in range(5):
                 p = builder.fmul(v, builder.load(vec_at(rows[o], k), align=4))
@@ -370,7 +352,8 @@ def _outputs_rows(typingctx, hs, wo, bias, out):
         hrows = [row_ptr(hs_arr, p) for p in range(LANES)]
         wrows = [row_ptr(wo_arr, o) for o in range(5)]
         for t in range(N_VEC):
-            tile = [builder.load(builder.bitcast(builder.gep(hrows[p], [ir.Constant(i64, t * LANES)]),
+            first = ir.Constant(i64, t * LANES)
+            tile = [builder.load(builder.bitcast(builder.gep(hrows[p], [first]),
                                                  vty.as_pointer()), align=4)
                     for p in range(LANES)]
             cols = _transpose16(builder, tile)        # cols[j][p] = hs[p, 16 t + j]
