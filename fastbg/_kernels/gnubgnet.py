@@ -169,13 +169,14 @@ def classify(gb, binom):
 def net_inputs(ifunc, gb, inp, scr):
     """Fill ``inp`` with input function ``ifunc`` (IF_*) of ``gb``; the indices of the
     non-zero inputs go to scr[8] in increasing order, their number is returned."""
-    return inputs_into(ifunc, gb, inp, scr[1], scr[2], scr[3], scr[8])
+    return inputs_into(ifunc, gb, inp, scr[8])
 
 
 @njit(**HOT)
-def inputs_into(ifunc, gb, inp, hit, rp, rc, nz):
-    """:func:`net_inputs` with its scratch arrays named: the per-position calls pass a few
-    arrays rather than the scratch tuple (each array passed costs reference counting)."""
+def inputs_into(ifunc, gb, inp, nz):
+    """:func:`net_inputs` with the non-zero list ``nz`` named rather than the scratch tuple
+    (gnubg's hit / roll scratch arrays are no longer needed: the features come from
+    bitmasks)."""
     if ifunc == IF_RACE:
         return race_inputs(gb, inp, nz)
     return contact_inputs(gb, inp, nz, ifunc == IF_CONTACT250)
@@ -598,7 +599,7 @@ def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
     position's hidden units are stored as a row and the block is transposed in registers
     (:func:`fastbg._kernels.simd.outputs_rows`), not scattered into lanes unit by unit.
     """
-    inp, hit, rp, rc, hidden = scr[0], scr[1], scr[2], scr[3], scr[4]
+    inp, hidden = scr[0], scr[4]
     out, gb, nz = scr[5], scr[6], scr[8]
     ht, slot, fill, res, cls = scr[9], scr[10], scr[11], scr[13], scr[14]
     w1, b1, beta, n_in, n_hid, ifuncs = net[0], net[1], net[4], net[5], net[6], net[7]
@@ -613,7 +614,7 @@ def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
         cls[r] = pc
         k = _net_of(pc, n_in)
         if pc > C_BEAROFF1 and n_hid[k] == _simd.FAST_HIDDEN:
-            n_nz = inputs_into(ifuncs[k], gb, inp, hit, rp, rc, nz)
+            n_nz = inputs_into(ifuncs[k], gb, inp, nz)
             _simd.hidden_sums(w1[k], b1[k], inp, nz, n_nz, h)
             _simd.sigmoids_to_row(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
             slot[k, fill[k]] = r
