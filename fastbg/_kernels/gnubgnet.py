@@ -97,28 +97,30 @@ def sigmoid(x):
     return SIG_LO
 
 
+@njit(cache=True, inline="always")
+def _fill_gnubg(b, gb, mover_row):
+    """gnubg rows from interchange board ``b``: its mover's checkers into row ``mover_row``,
+    the opponent's into the other, each in its own numbering (index 24 the bar)."""
+    other = 1 - mover_row
+    for j in range(24):
+        v = b[j + 1]
+        gb[mover_row, j] = v if v > 0 else 0
+        w = -b[24 - j]
+        gb[other, j] = w if w > 0 else 0
+    gb[mover_row, 24] = b[BAR]
+    gb[other, 24] = -b[0]
+
+
 @njit(**HOT)
 def to_gnubg(b, gb):
     """Interchange board (player on roll) -> gnubg's gb[2, 25] (row 1 on roll)."""
-    for j in range(24):
-        v = b[j + 1]
-        gb[1, j] = v if v > 0 else 0
-        w = -b[24 - j]
-        gb[0, j] = w if w > 0 else 0
-    gb[1, 24] = b[BAR]
-    gb[0, 24] = -b[0]
+    _fill_gnubg(b, gb, 1)
 
 
 @njit(**HOT)
 def to_gnubg_swapped(b, gb):
     """Interchange board seen from the mover -> gnubg's board with the *other* side on roll."""
-    for j in range(24):
-        v = b[j + 1]
-        gb[0, j] = v if v > 0 else 0
-        w = -b[24 - j]
-        gb[1, j] = w if w > 0 else 0
-    gb[0, 24] = b[BAR]
-    gb[1, 24] = -b[0]
+    _fill_gnubg(b, gb, 0)
 
 
 @njit(**HOT)
