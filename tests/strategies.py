@@ -1,4 +1,5 @@
-"""Hypothesis strategies for valid interchange boards (RULES.md section 1).
+"""Hypothesis strategies for valid interchange boards (RULES.md section 1), and seeded
+self-play positions (:func:`selfplay_positions`).
 
 Every board drawn here passes ``fastbg.board.validate``: at most 15 checkers a side, bars with
 the right sign, and no point held by both sides. Both sides keep at least one checker on the
@@ -6,6 +7,8 @@ board (a game that is over has no position to play). Boards are ``np.int8`` arra
 """
 import numpy as np
 from hypothesis import strategies as st
+
+import fastbg
 
 BAR, OPP_BAR, CHECKERS, HOME_TOP = 25, 0, 15, 6
 POINTS = list(range(1, 25))
@@ -74,3 +77,21 @@ def bearoff_positions(draw):
         places = _opponent_places(board, POINTS)
     _place(draw, board, -1, places, _count(draw))
     return board
+
+
+def selfplay_positions(n, seed):
+    """Every position (player on roll) of seeded random self-play games, uniform over the
+    legal results: ``n`` boards, int8 (n, 26), all classes from contact to bear-off."""
+    rng = np.random.default_rng(seed)
+    out = []
+    b = np.array(fastbg.START)
+    while len(out) < n:
+        d = rng.integers(1, 7, 2)
+        res = fastbg.legal_moves(b, (int(d[0]), int(d[1])))
+        nb = res[rng.integers(len(res))] if len(res) else b
+        if not (nb[1:] > 0).any():
+            b = np.array(fastbg.START)
+            continue
+        b = fastbg.flip(nb)
+        out.append(b.copy())
+    return np.array(out, np.int8)

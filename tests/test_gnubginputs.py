@@ -21,7 +21,7 @@ import fastbg
 from fastbg._kernels import gnubginputs as G
 from fastbg._kernels.gnubgnet import to_gnubg
 from reference import gnubginputs_ref as R
-from strategies import positions
+from strategies import positions, selfplay_positions
 
 ROOT = Path(__file__).resolve().parent.parent
 MORE = G.MORE_INPUTS
@@ -125,19 +125,7 @@ def gnubg_board(board):
 
 def game_boards(n, seed):
     """gnubg boards of every position of seeded random self-play games (all classes)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    b = np.array(fastbg.START)
-    while len(out) < n:
-        d = rng.integers(1, 7, 2)
-        res = fastbg.legal_moves(b, (int(d[0]), int(d[1])))
-        nb = res[rng.integers(len(res))] if len(res) else b
-        if not (nb[1:] > 0).any():
-            b = np.array(fastbg.START)
-            continue
-        b = fastbg.flip(nb)
-        out.append(gnubg_board(b))
-    return out
+    return [gnubg_board(b) for b in selfplay_positions(n, seed)]
 
 
 def random_boards(n, seed):

@@ -21,6 +21,7 @@ from fastbg._kernels import gnubgnet as kg
 gnubg_nn = pytest.importorskip("gnubg_nn", reason="gnubg-nn (the gnubg extra) is not installed")
 
 from fastbg.gnubg import _gnubg_rows, from_gnubg  # noqa: E402
+from strategies import selfplay_positions as game_positions  # noqa: E402
 
 TOL = 1e-6
 DATA = os.path.join(os.path.dirname(gnubg_nn.__file__), "data")
@@ -39,23 +40,6 @@ def oracle(boards):
 
 
 # ---------------------------------------------------------------- seeded positions
-
-def game_positions(n, seed):
-    """Every position of random self-play games (uniform over the legal results)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    b = np.array(fastbg.START)
-    while len(out) < n:
-        d = rng.integers(1, 7, 2)
-        res = fastbg.legal_moves(b, (int(d[0]), int(d[1])))
-        nb = res[rng.integers(len(res))] if len(res) else b
-        if not (nb[1:] > 0).any():
-            b = np.array(fastbg.START)
-            continue
-        b = fastbg.flip(nb)
-        out.append(b.copy())
-    return np.array(out, np.int8)
-
 
 def _side(rng, lo, hi, n):
     c = np.zeros(25, np.int64)
