@@ -68,7 +68,7 @@ def test_fastbg_evaluations(benchmark, net, positions, threads):
 def test_gnubg_nn_evaluations(benchmark, positions):
     """The peer, one call per position, timed in one round: a second round would be
     answered from gnubg-nn's evaluation cache."""
-    from fastbg.gnubg import _gnubg_rows
+    from fastbg.evaluators.gnubg_nn import _gnubg_rows
     rows = _gnubg_rows(positions[:sized(benchmark, TIMED_GNUBG_POSITIONS,
                                         SMOKE_POSITIONS)]).tolist()
     prob = gnubg_nn.probabilities
@@ -86,7 +86,7 @@ def test_gnubg_bot_rollout(benchmark):
     """0-ply cubeless rollout of the opening with the gnubg bot, 2 threads (or fewer)."""
     fastbg.rollout(fastbg.START, trials=4, bot="gnubg", seed=1)       # compiled first
     trials = sized(benchmark, TIMED_GAMES, SMOKE_GAMES)
-    res = benchmark(fastbg.rollout, fastbg.START, trials=trials, bot="gnubg", seed=1,
+    res = benchmark(fastbg.jobs.rollouts, fastbg.START, trials=trials, bot="gnubg", seed=1,
                     threads=min(2, numba.config.NUMBA_NUM_THREADS))
     assert res.trials == trials and -3 <= res.equity <= 3
     if benchmark.stats is not None:

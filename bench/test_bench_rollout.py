@@ -1,4 +1,4 @@
-"""Rollout benchmarks: trials/s of ``fastbg.rollout`` on a contact and a race position.
+"""Rollout benchmarks: trials/s of ``fastbg.jobs.rollouts`` on a contact and a race position.
 
 With ``--benchmark-disable`` (the default) each case runs a small rollout once as a smoke
 test; ``python -m pytest bench --benchmark-enable`` times 12,960 trials per call. The
@@ -24,7 +24,7 @@ def race_board():
                                             ("race", race_board())])
 def test_rollout_trials_per_second(benchmark, name, position):
     trials = SMOKE_TRIALS if benchmark.disabled else TIMED_TRIALS
-    res = benchmark(fastbg.rollout, position, trials=trials, bot="pubeval", seed=1)
+    res = benchmark(fastbg.jobs.rollouts, position, trials=trials, bot="pubeval", seed=1)
     assert res.trials == trials and not res.partial
     assert 0.0 <= res.probabilities[0] <= 1.0 and res.equity_se > 0
     if benchmark.stats is not None:

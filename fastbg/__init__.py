@@ -2,26 +2,27 @@
 
 Positions are ``int8`` arrays of 26 entries seen from the player on roll (see
 :mod:`fastbg.constants`); batches carry a leading axis. Public functions validate their
-input and call numba kernels in :mod:`fastbg._kernels`.
+input and call the numba kernels beside them. The areas are subpackages (positions, cube,
+evaluators, sim, jobs); docs/architecture.md says where each thing lives.
 """
-from .constants import START, ROLLS, MAX_RESULTS
-from .board import validate, flip, pip_counts, render
-from .ids import (position_id, board_from_position_id, MatchState, match_id,
-                  match_state_from_id, XGIDInfo, xgid, parse_xgid)
-from .moves import legal_moves, legal_moves_batch
-from .threads import threads
-from .bots import ScorerBot, EvaluatorBot
-from .sim import play, play_matches, GameResults, MatchResults, BotError
-from .cube_strategies import JanowskiCube
-from .rollout import rollout, RolloutResult
-from .gnubgnet import gnubg_net, GnubgNet
-from .tournament import tournament, TournamentResults, TournamentFileError, pair_seed
-from . import cube, met, evaluators
-from .rules import MoneyRules, MatchRules
-from .cubegame import CubeGame, IllegalCubeAction
-from .match import Match, Session
+from fastbg.constants import START, ROLLS, MAX_RESULTS, VERSION as __version__
+from fastbg.position.board import validate, flip, pip_counts, render
+from fastbg.position.ids import (position_id, board_from_position_id, MatchState, match_id,
+                                 match_state_from_id, XGIDInfo, xgid, parse_xgid)
+from fastbg.position.moves import legal_moves, legal_moves_batch
+from fastbg.parallel import threads
+from fastbg.sim.bots import ScorerBot, EvaluatorBot
+from fastbg.sim.games import play, play_matches, GameResults, MatchResults, BotError
+from fastbg.cube.strategies import JanowskiCube
+from fastbg.jobs.rollouts import rollout, RolloutResult
+from fastbg.evaluators.nets import gnubg_net, GnubgNet
+from fastbg.jobs.tournaments import tournament, TournamentResults, TournamentFileError, pair_seed
+from fastbg import cube, evaluators
+from fastbg.cube import met
+from fastbg.cube.rules import MoneyRules, MatchRules
+from fastbg.cube.cube_game import CubeGame, IllegalCubeAction
+from fastbg.cube.match import Match, Session
 
-__version__ = "0.1.0"
 
 __all__ = [
     "START", "ROLLS", "MAX_RESULTS",

@@ -1,4 +1,4 @@
 """``python -m fastbg`` runs the command line."""
-from .cli import main
+from fastbg.cli import main
 
 main()

@@ -36,11 +36,11 @@ def main():
     """
 
 
-@main.command()
+@main.command("moves")
 @click.argument("position")
 @click.argument("dice")
 @click.option("--show/--no-show", default=False, help="Draw every resulting board.")
-def moves(position, dice, show):
+def moves_command(position, dice, show):
     """List the legal results of POSITION (a Position ID) with DICE (e.g. 3-1).
 
     Prints one Position ID per result (the position still seen from the mover).
@@ -61,7 +61,7 @@ def moves(position, dice, show):
             click.echo(fastbg.render(r) + "\n")
 
 
-@main.command()
+@main.command("demo")
 @click.option("--repeat", default=5, show_default=True, type=click.IntRange(1, 100),
               help="Timed runs; the median is reported.")
 @click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
@@ -69,7 +69,7 @@ def moves(position, dice, show):
               help="Games per bot pairing.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Also write the figures to this JSON file.")
-def demo(repeat, threads, games, json_path):
+def demo_command(repeat, threads, games, json_path):
     """Run the built-in demo: move generation, then 100,000 games per bot pairing.
 
     Move generation runs on the 2,000-position perft set: the result totals are checked
@@ -77,7 +77,7 @@ def demo(repeat, threads, games, json_path):
     median of --repeat runs. Then random-vs-random and pubeval-vs-pubeval games, games/s.
     """
     import fastbg
-    from fastbg.workloads import PERFT_TOTALS, perft_pairs
+    from fastbg.position.perft import PERFT_TOTALS, perft_pairs
 
     boards, dice = perft_pairs()
     t0 = time.perf_counter()
@@ -178,7 +178,7 @@ def _max_cube(text):
     return value
 
 
-@main.command()
+@main.command("play")
 @click.option("--bots", default="random,random", show_default=True,
               help="Two bots, comma-separated: random, pubeval, greedy (gnubg with the gnubg extra).")
 @click.option("--games", default=100_000, show_default=True, type=click.IntRange(1),
@@ -197,7 +197,7 @@ def _max_cube(text):
               help="Write the summary as JSON.")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False, writable=True),
               help="Save every game's outcome (.npz, reload with fastbg.GameResults.load).")
-def play(bots, games, seed, threads, offset, opening, money, match_length, cube_text, jacoby,
+def play_command(bots, games, seed, threads, offset, opening, money, match_length, cube_text, jacoby,
          beavers, raccoons, auto_doubles, max_cube, crawford, progress, json_path, save_path):
     """Play games between two bots and print the summary.
 
@@ -245,7 +245,7 @@ def play(bots, games, seed, threads, offset, opening, money, match_length, cube_
         res.save(save_path)
 
 
-@main.command()
+@main.command("rollout")
 @click.argument("position")
 @click.option("--trials", default=1296, show_default=True, type=click.IntRange(1),
               help="Number of trials (multiples of 1,296 use the quasi-random dice fully).")
@@ -272,7 +272,7 @@ def play(bots, games, seed, threads, offset, opening, money, match_length, cube_
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the estimates as JSON.")
-def rollout(position, trials, bot, seed, threads, rotate, truncate, variance_reduction,
+def rollout_command(position, trials, bot, seed, threads, rotate, truncate, variance_reduction,
             evaluator, money, match_length, cube_text, out_path, resume, progress, json_path):
     """Roll out POSITION: a gnubg Position ID or an XGID, the player on roll to roll.
 
@@ -328,7 +328,7 @@ def _pair(text, option):
     return pair
 
 
-@main.command()
+@main.command("tournament")
 @click.option("--bots", required=True,
               help="Two or more bots, comma-separated: random, pubeval, greedy (gnubg with "
                    "the gnubg extra).")
@@ -352,7 +352,7 @@ def _pair(text, option):
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True),
               help="Draw the points-per-game matrix as a PNG (needs the plot extra).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
-def tournament(bots, games, seed, threads, duplicate, money, match_length, cube_text, jacoby,
+def tournament_command(bots, games, seed, threads, duplicate, money, match_length, cube_text, jacoby,
                beavers, raccoons, auto_doubles, max_cube, crawford, chunk_size, out_path,
                resume, json_path, plot_path, progress):
     """Play a round robin between bots: ratings, points per game, win and gammon rates.
@@ -370,7 +370,7 @@ def tournament(bots, games, seed, threads, duplicate, money, match_length, cube_
       fastbg tournament --bots greedy,pubeval --match 7 --games 2000 --json -
     """
     # the module, not the function of the same name that fastbg may export
-    from fastbg.tournament import TournamentResults, check_plot, tournament as play_round_robin
+    from fastbg.jobs.tournaments import TournamentResults, check_plot, tournament as play_round_robin
     names = [b.strip() for b in bots.split(",")]
     if len(names) < 2 or not all(names):
         raise click.BadParameter(f"give two or more names separated by commas, got {bots!r}",

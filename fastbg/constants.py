@@ -13,6 +13,9 @@ The mover moves from high points to low points and bears off below point 1.
 """
 import numpy as np
 
+# The package version (pyproject.toml reads it from here; fastbg.__version__ is this).
+VERSION = "0.1.0"
+
 BOARD_DTYPE = np.int8
 BOARD_SIZE = 26
 OPP_BAR = 0

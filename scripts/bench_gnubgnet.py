@@ -12,7 +12,7 @@ reported:
    seen from the player on roll): fastbg.gnubg_net() on 1 and 2 threads against
    ``gnubg_nn.probabilities(board, 0)`` called once per position (each position once, so
    gnubg-nn's evaluation cache does not help). Target: at least 10x on two threads.
-2. 0-ply cubeless rollout of the opening position, games per second: fastbg.rollout with
+2. 0-ply cubeless rollout of the opening position, games per second: fastbg.jobs.rollouts with
    the ``"gnubg"`` bot (the networks inside the game kernel) on two threads against gnubg-nn
    rolling out the same games with its own 0-ply player (``gnubg_nn.best_move(..., n=0)``
    each ply, the same move choices up to exact ties). gnubg-nn's ``rollout()`` entry point
@@ -34,8 +34,8 @@ import numpy as np
 import numba
 
 import fastbg
-from fastbg._kernels import play as _kplay
-from fastbg.gnubg import _gnubg_rows, from_gnubg
+from fastbg.sim import game_kernels as _kplay
+from fastbg.evaluators.gnubg_nn import _gnubg_rows, from_gnubg
 
 
 def collect_positions(n, seed):

@@ -43,7 +43,7 @@ def make_board(mine, theirs):
         b[p] += n
     for p, n in theirs.items():
         b[25 - p] -= n
-    return fastbg.board.validate(b)
+    return fastbg.position.board.validate(b)
 
 
 OPENING = "4HPwATDgc/ABMA"
@@ -136,7 +136,7 @@ def main(argv=None):
                         {"variance_reduction": True, "evaluator": "race"}, {}))
     if not args.no_gnubg:
         try:
-            from fastbg.gnubg import probabilities
+            from fastbg.evaluators.gnubg_nn import probabilities
             probabilities(fastbg.START[None, :])
         except ImportError as exc:
             print(f"gnubg VR skipped: {exc}")

@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import fastbg  # noqa: E402
-from fastbg.gnubg import gnubg_bot  # noqa: E402
+from fastbg.evaluators.gnubg_nn import gnubg_bot  # noqa: E402
 
 PUBLISHED_PPG = -0.63          # pubeval's points per game against gnubg 0-ply
 PUBLISHED_HALF = 0.03          # its 95% half-width

@@ -1,7 +1,7 @@
 """Hypothesis strategies for valid interchange boards (RULES.md section 1), and seeded
 self-play positions (:func:`selfplay_positions`).
 
-Every board drawn here passes ``fastbg.board.validate``: at most 15 checkers a side, bars with
+Every board drawn here passes ``fastbg.position.board.validate``: at most 15 checkers a side, bars with
 the right sign, and no point held by both sides. Both sides keep at least one checker on the
 board (a game that is over has no position to play). Boards are ``np.int8`` arrays of 26.
 """

@@ -1,10 +1,10 @@
-"""Tests of fastbg.board: validation, flipping, pip and borne-off counts, the text picture."""
+"""Tests of fastbg.position.board: validation, flipping, pip and borne-off counts, the text picture."""
 import numpy as np
 import pytest
 from hypothesis import given
 
 from fastbg import START
-from fastbg.board import borne_off, flip, pip_counts, render, validate, validate_batch
+from fastbg.position.board import borne_off, flip, pip_counts, render, validate, validate_batch
 from strategies import bearoff_positions, positions
 
 

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastbg import START, cube
-from fastbg._kernels import cuberace
-from fastbg.board import flip, render
-from fastbg.met import MET, equity, mwc_after
+from fastbg.cube import keith_kernels as cuberace
+from fastbg.position.board import flip, render
+from fastbg.cube.met import MET, equity, mwc_after
 from strategies import positions
 
 GAMMONLESS = (1.0, 1.0)

@@ -1,6 +1,6 @@
 """The doubling cube, scoring, money options and match play (RULES.md sections 6-9).
 
-An independent check of ``fastbg.rules``, ``fastbg.cubegame`` and ``fastbg.match`` against the
+An independent check of ``fastbg.cube.rules``, ``fastbg.cube.cube_game`` and ``fastbg.cube.match`` against the
 rule book:
 
 * one scenario table per rule: a short sequence of actions and the expected cube state after

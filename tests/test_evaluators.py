@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastbg
-from fastbg._kernels import evaluators as ev
-from fastbg.evaluators import (RaceEvaluator, race_cube, race_evaluator,
+from fastbg.evaluators import race_kernels as ev
+from fastbg.evaluators.race import (RaceEvaluator, race_cube, race_evaluator,
                                race_probabilities, race_probabilities_kernel)
 from strategies import positions
 

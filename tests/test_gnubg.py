@@ -1,4 +1,4 @@
-"""The optional gnubg bot (fastbg.gnubg): board conversion and GNU Backgammon's 0-ply choice."""
+"""The optional gnubg bot (fastbg.evaluators.gnubg_nn): board conversion and GNU Backgammon's 0-ply choice."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -6,8 +6,9 @@ from hypothesis import given, settings
 gnubg_nn = pytest.importorskip("gnubg_nn", reason="gnubg-nn (the gnubg extra) is not installed")
 
 import fastbg  # noqa: E402
-from fastbg.gnubg import (WIN_SCORE, cubeless_equity, evaluate, from_gnubg,  # noqa: E402
-                          gnubg_bot, to_gnubg, to_gnubg_batch)
+from fastbg.evaluators.gnubg_nn import (WIN_SCORE, cubeless_equity, evaluate, from_gnubg,  # noqa: E402
+                          to_gnubg, to_gnubg_batch)
+from fastbg.sim.bots import gnubg_nn_bot
 from strategies import positions  # noqa: E402
 
 # gnubg computes equities in float32: results it ranks as equal may differ by this much here.
@@ -157,7 +158,7 @@ def test_choice_matches_gnubg_best_move_any_position(b):
 # ---------------------------------------------------------------- play
 
 def test_bot_by_name_and_object():
-    bot = gnubg_bot()
+    bot = gnubg_nn_bot()
     assert isinstance(bot, fastbg.EvaluatorBot) and bot.name == "gnubg-nn"
     res = fastbg.play(100, ("gnubg", "random"), seed=11)
     s = res.summary()
@@ -177,6 +178,6 @@ def test_missing_gnubg_nn(monkeypatch):
     import sys
     monkeypatch.setitem(sys.modules, "gnubg_nn", None)       # import fails
     with pytest.raises(ImportError, match=r"pip install 'fastbg\[gnubg\]' \(package gnubg-nn\)"):
-        gnubg_bot()
+        gnubg_nn_bot()
     with pytest.raises(ImportError, match="gnubg bot needs"):
         fastbg.play(1, ("gnubg", "random"))

@@ -1,4 +1,4 @@
-"""The fast GNU Backgammon input kernels (fastbg._kernels.gnubginputs) against the slow,
+"""The fast GNU Backgammon input kernels (fastbg.evaluators.input_kernels) against the slow,
 obviously correct copy of the original code (tests/reference/gnubginputs_ref.py).
 
 Every input must be the same float32 bit for bit, the lists of non-zero inputs the same, and
@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 
 import fastbg
-from fastbg._kernels import gnubginputs as G
-from fastbg._kernels.gnubgnet import to_gnubg
+from fastbg.evaluators import input_kernels as G
+from fastbg.evaluators.net_kernels import to_gnubg
 from reference import gnubginputs_ref as R
 from strategies import positions, selfplay_positions
 
@@ -281,7 +281,7 @@ import numpy as np
 import numba
 assert numba.config.DISABLE_JIT
 from test_gnubginputs import all_contact_inputs, contact_inputs, random_boards, race_inputs
-from fastbg._kernels import gnubginputs as G
+from fastbg.evaluators import input_kernels as G
 out = []
 for gb in random_boards(150, 21):
     inp, nz, pl = contact_inputs(G, gb, 0.0)

@@ -1,4 +1,4 @@
-"""fastbg's own evaluation of GNU Backgammon's networks (fastbg.gnubgnet) against gnubg-nn.
+"""fastbg's own evaluation of GNU Backgammon's networks (fastbg.evaluators.nets) against gnubg-nn.
 
 The oracle is ``gnubg_nn.probabilities(board, 0)``: thousands of seeded positions of every
 class (contact, crashed, race, both bear-off kinds, finished games) must agree within 1e-6
@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 
 import fastbg
-from fastbg import bearoff as bearoff_mod
-from fastbg import gnubgnet
-from fastbg._kernels import bearoff as kbo
-from fastbg._kernels import gnubgnet as kg
+from fastbg.evaluators import bearoff as bearoff_mod
+from fastbg.evaluators import nets as gnubgnet
+from fastbg.evaluators import bearoff_kernels as kbo
+from fastbg.evaluators import net_kernels as kg
 
 gnubg_nn = pytest.importorskip("gnubg_nn", reason="gnubg-nn (the gnubg extra) is not installed")
 
-from fastbg.gnubg import _gnubg_rows, from_gnubg  # noqa: E402
+from fastbg.evaluators.gnubg_nn import _gnubg_rows, from_gnubg  # noqa: E402
 from strategies import selfplay_positions as game_positions  # noqa: E402
 
 TOL = 1e-6

@@ -1,4 +1,4 @@
-"""Tests of fastbg.ids: gnubg Position IDs (reference/formats.md section 1)."""
+"""Tests of fastbg.position.ids: gnubg Position IDs (reference/formats.md section 1)."""
 import base64
 from pathlib import Path
 
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 
 from fastbg import START
-from fastbg.board import validate
-from fastbg.ids import board_from_position_id, position_id
+from fastbg.position.board import validate
+from fastbg.position.ids import board_from_position_id, position_id
 from strategies import bearoff_positions, positions
 
 DATA = Path(__file__).parent / "data"
@@ -28,7 +28,7 @@ def from_sides(on_roll, not_on_roll):
 
 
 def id_from_bits(bits):
-    """Encode a key bit string by the manual's recipe, independently of fastbg.ids."""
+    """Encode a key bit string by the manual's recipe, independently of fastbg.position.ids."""
     key = int(bits[::-1], 2) if bits else 0     # bit k of the string = bit k of the key
     return base64.b64encode(key.to_bytes(10, "little")).decode()[:14]
 

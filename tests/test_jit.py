@@ -1,4 +1,4 @@
-"""Kernels compiled without reference counting (fastbg._kernels.jit.HOT) must not return
+"""Kernels compiled without reference counting (fastbg.jit.HOT) must not return
 arrays: the caller would release a reference that was never taken and free memory still
 in use. (Creating arrays there is refused by numba at compile time.)"""
 import importlib
@@ -7,14 +7,16 @@ import pkgutil
 import numpy as np
 
 import fastbg
-import fastbg._kernels
-from fastbg._kernels import jit
+from fastbg import jit
 from numba.core.registry import CPUDispatcher
 
 
 def hot_dispatchers():
-    for info in pkgutil.iter_modules(fastbg._kernels.__path__):
-        mod = importlib.import_module(f"fastbg._kernels.{info.name}")
+    """Every HOT kernel of the package (kernels live beside their wrappers in each area)."""
+    for info in pkgutil.walk_packages(fastbg.__path__, "fastbg."):
+        if info.name == "fastbg.__main__":
+            continue
+        mod = importlib.import_module(info.name)
         for name, obj in vars(mod).items():
             if (isinstance(obj, CPUDispatcher) and obj.__module__ == mod.__name__
                     and obj.targetoptions.get("_nrt") is False):
@@ -22,8 +24,12 @@ def hot_dispatchers():
 
 
 def test_hot_options():
-    assert jit.HOT["cache"] is True
-    assert jit.HOT.get("_nrt", False) is False
+    assert jit.HOT == {"cache": True, "_nrt": False}
+    assert jit.COLD == {"cache": True}
+    # The option reaches numba: a HOT kernel is compiled without reference counting.
+    from fastbg.position import movegen
+    assert movegen.generate.targetoptions["_nrt"] is False
+    assert len(list(hot_dispatchers())) >= 20
 
 
 def test_hot_kernels_return_no_arrays():
@@ -38,8 +44,8 @@ def test_hot_kernels_return_no_arrays():
         net = None
     # Hot kernels called directly (a warm disk cache compiles nothing below the entry
     # points above): move generation, and with the weights the gnubg scoring path.
-    from fastbg._kernels import gnubgnet as kg
-    from fastbg._kernels import movegen as mg
+    from fastbg.evaluators import net_kernels as kg
+    from fastbg.position import movegen as mg
     out = np.empty((mg.MAX_RESULTS, 26), np.int8)
     k = mg.generate(np.asarray(fastbg.START, np.int8), 6, 5, out, 0, *mg.new_scratch(), 1)
     assert k > 1

@@ -1,4 +1,4 @@
-"""Tests of fastbg.ids: gnubg Match IDs and MatchState (reference/formats.md section 2).
+"""Tests of fastbg.position.ids: gnubg Match IDs and MatchState (reference/formats.md section 2).
 
 gnubg_nn (the oracle extra) has no Match ID functions, so the oracle here is an independent
 encoder written from the manual's bit table (``key_of`` below), the manual's worked bit
@@ -9,7 +9,7 @@ import base64
 import pytest
 from hypothesis import given, strategies as st
 
-from fastbg.ids import (
+from fastbg.position.ids import (
     GAME_DROPPED, GAME_NONE, GAME_OVER, GAME_PLAYING, GAME_RESIGNED, MatchState, match_id,
     match_state_from_id,
 )

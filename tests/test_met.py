@@ -8,8 +8,8 @@ import importlib.resources
 import numpy as np
 import pytest
 
-from fastbg import met as metmod
-from fastbg.met import MET, equity, load_default, load_gnubg_xml, mwc_after, parse_gnubg_xml
+from fastbg.cube import met as metmod
+from fastbg.cube.met import MET, equity, load_default, load_gnubg_xml, mwc_after, parse_gnubg_xml
 
 KAZAROSS = load_default()
 N = KAZAROSS.length

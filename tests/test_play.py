@@ -23,8 +23,8 @@ import pytest
 
 import fastbg
 from fastbg import BotError, EvaluatorBot, GameResults, ScorerBot
-from fastbg._kernels import play as _kplay
-from fastbg._kernels import policies as _kpol
+from fastbg.sim import game_kernels as _kplay
+from fastbg.sim import policy_kernels as _kpol
 from reference import game as ref
 from reference.game import play_game_ref
 from reference.movegen import make_board
@@ -170,7 +170,7 @@ def test_win_kind_kernel_equals_reference():
 def test_reference_scores_equal_kernel_scores():
     # pubeval dense (122 inputs) against the folded tables, greedy against the kernel's,
     # on the positions of a few random games; the race/contact switch on both.
-    point, extra = fastbg.bots.pubeval_tables()
+    point, extra = fastbg.sim.bots.pubeval_tables()
     rng = np.random.default_rng(5)
     seen_race = seen_contact = 0
     for game in range(6):
@@ -492,7 +492,7 @@ _NOJIT_JOBS = r'''
 import json
 import numpy as np
 import fastbg
-from fastbg._kernels import policies
+from fastbg.sim import policy_kernels as policies
 
 FIELDS = ("winner", "kind", "points", "plies", "first")
 W = np.arange(26) % 7 - 3.0

@@ -1,4 +1,4 @@
-"""fastbg.rollout: exactness, quasi-random dice, variance reduction, truncation, resume, CLI.
+"""fastbg.jobs.rollouts: exactness, quasi-random dice, variance reduction, truncation, resume, CLI.
 
 * Exactness: positions certified policy-independent by the exact DP (tests/reference/exact.py)
   have one value whatever the bots play, so every rollout must land within 3 standard errors
@@ -20,13 +20,13 @@ import numpy as np
 import pytest
 
 import fastbg
-from fastbg import sim as _sim
-from fastbg._kernels import dice as _dice
-from fastbg._kernels import play as _play
-from fastbg.evaluators import race_evaluator, race_probabilities
-from fastbg.ids import xgid
-from fastbg.met import mwc_after
-from fastbg.rollout import OUTPUTS
+from fastbg.sim import games as _sim
+from fastbg import dice as _dice
+from fastbg.sim import game_kernels as _play
+from fastbg.evaluators.race import race_evaluator, race_probabilities
+from fastbg.position.ids import xgid
+from fastbg.cube.met import mwc_after
+from fastbg.jobs.rollouts import OUTPUTS
 from reference.exact import exact_probabilities
 from reference.movegen import make_board
 
@@ -285,7 +285,7 @@ def test_resume_with_other_settings_is_refused(tmp_path, change, name):
 @pytest.mark.parametrize("vr", [False, True])
 @pytest.mark.parametrize("position", [START_ID, RACE])
 def test_truncate_zero_is_the_evaluator(position, vr):
-    b = fastbg.ids.board_from_position_id(position) if isinstance(position, str) else position
+    b = fastbg.position.ids.board_from_position_id(position) if isinstance(position, str) else position
     want = race_probabilities(b)
     res = fastbg.rollout(position, trials=100, truncate=0, evaluator="race",
                          variance_reduction=vr)
@@ -515,7 +515,7 @@ def test_cli_bad_input(args, fragment):
 
 def test_xgid_with_dice_or_pending_double_is_refused():
     """A rollout starts with the player on roll still to roll."""
-    from fastbg.ids import xgid
+    from fastbg.position.ids import xgid
     with pytest.raises(ValueError, match="still to roll"):
         fastbg.rollout(xgid(fastbg.START, dice=(3, 1)), trials=36)
     with pytest.raises(ValueError, match="MatchRules"):

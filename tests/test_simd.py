@@ -1,4 +1,4 @@
-"""The vector kernels of the networks' layers (fastbg._kernels.simd) against plain loops.
+"""The vector kernels of the networks' layers (fastbg.evaluators.simd) against plain loops.
 
 Both must give the plain loops' float32 results bit for bit: gnubg's table sigmoid jumps
 at every 0.1 step of its argument, so a sum rounded differently can move a probability by
@@ -7,8 +7,8 @@ far more than a last bit (6e-4 was seen with a pairwise output sum).
 import numpy as np
 import pytest
 
-from fastbg._kernels import gnubgnet as kg
-from fastbg._kernels import simd
+from fastbg.evaluators import net_kernels as kg
+from fastbg.evaluators import simd
 
 HID = simd.FAST_HIDDEN
 

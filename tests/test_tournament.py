@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import fastbg
-from fastbg.tournament import TournamentFileError, TournamentResults, pair_seed, tournament
+from fastbg.jobs.tournaments import TournamentFileError, TournamentResults, pair_seed, tournament
 
-tm = importlib.import_module("fastbg.tournament")   # the module: fastbg.tournament may be
+tm = importlib.import_module("fastbg.jobs.tournaments")   # the module: fastbg.jobs.tournaments may be
                                                     # the function, once exported
 
 BOTS = ["random", "greedy", "pubeval"]
@@ -188,7 +188,7 @@ def test_resume_after_crash_is_bit_identical(full, tmp_path, monkeypatch):
 
 def test_ctrl_c_inside_play_does_not_record_half_a_chunk(tmp_path, monkeypatch):
     """fastbg.play returns partial results on Ctrl-C; such a chunk must not be saved."""
-    from fastbg import sim
+    from fastbg.sim import games as sim
     real, calls = sim.play, []
 
     def play(n, *args, **kw):

@@ -1,4 +1,4 @@
-"""Tests of fastbg.ids: XGIDs and XGIDInfo (reference/formats.md section 3).
+"""Tests of fastbg.position.ids: XGIDs and XGIDInfo (reference/formats.md section 3).
 
 The XGID draws the position from the BOTTOM player's view; fastbg's board is seen from the
 player on roll (``turn``). The oracle for the layout is ``gnubg_board`` below, a transcription
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from fastbg import START
-from fastbg.board import borne_off, flip, pip_counts
-from fastbg.ids import XGIDInfo, parse_xgid, position_id, xgid
+from fastbg.position.board import borne_off, flip, pip_counts
+from fastbg.position.ids import XGIDInfo, parse_xgid, position_id, xgid
 from strategies import positions
 
 START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"

@@ -47,8 +47,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fastbg import CubeGame, JanowskiCube, MatchRules, MoneyRules
-from fastbg import cube as fcube
-from fastbg import met as fmet
+from fastbg.cube import formulas as fcube
+from fastbg.cube import met as fmet
 
 from . import game as ref
 

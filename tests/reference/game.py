@@ -7,7 +7,7 @@
 * The opening roll (RULES.md section 2) and the win kinds (section 7).
 * pubeval straight from its dense 122-input description (``/work/shared/data/README.md``),
   with the weights read from the package data file (the same numbers as the shared file).
-* The greedy heuristic from the docstring of ``fastbg._kernels.policies.greedy_score``.
+* The greedy heuristic from the docstring of ``fastbg.sim.policy_kernels.greedy_score``.
 * Moves from :func:`reference.movegen.legal_moves_ref`.
 
 Boards are tuples of 26 Python ints in the interchange layout (RULES.md section 1), always

@@ -1,4 +1,4 @@
-"""Slow reference for :mod:`fastbg._kernels.gnubginputs`: GNU Backgammon's network inputs.
+"""Slow reference for :mod:`fastbg.evaluators.input_kernels`: GNU Backgammon's network inputs.
 
 A verbatim copy of the straightforward input code as it stood before the optimised kernels
 (commit 5de5c14), kept as the obviously correct version the fast one is compared with bit

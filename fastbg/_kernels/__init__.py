@@ -1,1 +1,0 @@
-"""numba kernels. Nothing here validates user input: call them through the public wrappers."""

@@ -1,0 +1,48 @@
+"""Cube strategies: who doubles, takes, drops, beavers (see fastbg/_kernels/cube.py).
+
+* ``"never"``: never doubles, takes every double.
+* ``"race"``: Tom Keith's count in races (double, redouble, take); in contact never
+  doubles and always takes; never beavers.
+* :class:`JanowskiCube`: a numba ``probs(board, out)`` plug-in gives the five cubeless
+  probabilities (win, win gammon, win backgammon, lose gammon, lose backgammon) of the
+  player on roll; money decisions use Janowski's cubeful equities with cube efficiency
+  ``x``, match decisions the match equity table with a dead cube.
+"""
+from dataclasses import dataclass
+
+from fastbg.cube import decision_kernels as _cube
+
+BUILTIN = {"never": _cube.CUBE_NEVER, "race": _cube.CUBE_RACE}
+
+
+@dataclass(frozen=True)
+class JanowskiCube:
+    """Cube decisions from cubeless probabilities with Janowski's model.
+
+    ``probs`` is a numba ``@njit`` function ``probs(board, out)`` writing the five
+    probabilities of the player on roll of ``board`` (int8[26]) into ``out`` (float64[5]).
+    ``x`` is the cube efficiency (0 dead cube .. 1 fully live; gnubg uses about 0.68 in
+    contact). Compiled into the game kernel like a :class:`~fastbg.sim.bots.ScorerBot`.
+    """
+    probs: object
+    x: float = 0.68
+    name: str = "janowski"
+
+    def __post_init__(self):
+        if not hasattr(self.probs, "py_func"):
+            raise TypeError("JanowskiCube needs a numba @njit function probs(board, out)")
+        if not 0.0 <= float(self.x) <= 1.0:
+            raise ValueError(f"cube efficiency x must be in [0, 1], got {self.x!r}")
+
+
+def resolve(strategy):
+    """(strategy code, probability plug-in or None, cube efficiency, name)."""
+    if isinstance(strategy, str):
+        key = strategy.strip().lower()
+        if key in BUILTIN:
+            return BUILTIN[key], None, 0.0, key
+        raise ValueError(f"unknown cube strategy {strategy!r}; choose from "
+                         f"{', '.join(sorted(BUILTIN))} or a JanowskiCube")
+    if isinstance(strategy, JanowskiCube):
+        return _cube.CUBE_JANOWSKI, strategy.probs, float(strategy.x), strategy.name
+    raise TypeError(f"a cube strategy is a name or a JanowskiCube, got {type(strategy).__name__}")

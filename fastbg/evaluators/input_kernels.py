@@ -1,0 +1,762 @@
+"""GNU Backgammon's network inputs: the 4-per-point encodings and the hand-made features.
+
+Split from :mod:`fastbg.evaluators.net_kernels` (which dispatches on the position class and runs
+the networks) so that the input code, the bulk of an evaluation's time, sits on its own.
+Everything works on gnubg's board ``gb`` int64[2, 25] (row 1 the side on roll, row 0 the
+other, each in its own numbering, index 24 the bar). Inputs are float32 in gnubg's order;
+functions that fill them also list the non-zero ones (indices in increasing order), which
+is all the hidden layer reads.
+"""
+import numpy as np
+from numba import config, njit, types
+from numba.core import cgutils
+from numba.core.extending import intrinsic
+
+from fastbg.position.bits import bitrev32 as _bitrev32
+from fastbg.position.bits import ctlz64 as _ctlz64
+from fastbg.position.bits import ctpop64 as _ctpop64
+from fastbg.position.bits import cttz64 as _cttz64
+from fastbg.jit import HOT
+
+CHECKERS = 15
+
+# Half-input features (gnubg's inputs.c enum order), 25 per side after the 200 base inputs.
+(I_OFF1, I_OFF2, I_OFF3, I_BREAK_CONTACT, I_BACK_CHEQUER, I_BACK_ANCHOR, I_FORWARD_ANCHOR,
+ I_PIPLOSS, I_P1, I_P2, I_BACKESCAPES, I_ACONTAIN, I_ACONTAIN2, I_CONTAIN, I_CONTAIN2,
+ I_MOBILITY, I_MOMENT2, I_ENTER, I_ENTER2, I_TIMING, I_BACKBONE, I_BACKG, I_BACKG1,
+ I_FREEPIP, I_BACKRESCAPES, MORE_INPUTS) = range(26)
+BASE_INPUTS = 200
+RACE_HALF = 107            # race inputs per side
+RI_OFF = 92                # race: 14 one-hot borne-off inputs
+RI_NCROSS = 106            # race: crossings / 10
+
+
+def _escape_tables():
+    """gnubg's anEscapes / anEscapes1: rolls (of 36) that escape past a 12-point pattern."""
+    esc = np.zeros(0x1000, np.int64)
+    esc1 = np.zeros(0x1000, np.int64)
+    for i in range(0x1000):
+        c = 0
+        c1 = 0
+        low = 0
+        while i and not (i & (1 << low)):
+            low += 1
+        for n0 in range(6):
+            for n1 in range(n0 + 1):
+                free = not (i & (1 << (n0 + n1 + 1))) and not ((i & (1 << n0)) and (i & (1 << n1)))
+                w = 1 if n0 == n1 else 2
+                if free:
+                    c += w
+                    if i and n0 + n1 + 1 > low:
+                        c1 += w
+        esc[i] = c
+        esc1[i] = c1
+    return esc, esc1
+
+
+ESC, ESC1 = _escape_tables()
+
+# Shots at a blot n pips away (n = 1..24): indices into the ways to hit below (-1: none).
+HIT_WAYS = np.array([
+    [0, -1, -1, -1, -1], [1, 2, -1, -1, -1], [3, 4, 5, -1, -1], [6, 7, 8, 9, -1],
+    [10, 11, 12, -1, -1], [13, 14, 15, 16, 17], [18, 19, 20, -1, -1], [21, 22, 23, 24, -1],
+    [25, 26, 27, -1, -1], [28, 29, -1, -1, -1], [30, -1, -1, -1, -1], [31, 32, 33, -1, -1],
+    [-1] * 5, [-1] * 5, [34, -1, -1, -1, -1], [35, -1, -1, -1, -1], [-1] * 5,
+    [36, -1, -1, -1, -1], [-1] * 5, [37, -1, -1, -1, -1], [-1] * 5, [-1] * 5, [-1] * 5,
+    [38, -1, -1, -1, -1]], np.int64)
+# Each way to hit: (all intermediate points needed?, intermediate points x3, faces, pips).
+HIT_WAY = np.array([
+    [1, 0, 0, 0, 1, 1], [1, 0, 0, 0, 1, 2], [1, 1, 0, 0, 2, 2], [1, 0, 0, 0, 1, 3],
+    [0, 1, 2, 0, 2, 3], [1, 1, 2, 0, 3, 3], [1, 0, 0, 0, 1, 4], [0, 1, 3, 0, 2, 4],
+    [1, 2, 0, 0, 2, 4], [1, 1, 2, 3, 4, 4], [1, 0, 0, 0, 1, 5], [0, 1, 4, 0, 2, 5],
+    [0, 2, 3, 0, 2, 5], [1, 0, 0, 0, 1, 6], [0, 1, 5, 0, 2, 6], [0, 2, 4, 0, 2, 6],
+    [1, 3, 0, 0, 2, 6], [1, 2, 4, 0, 3, 6], [0, 1, 6, 0, 2, 7], [0, 2, 5, 0, 2, 7],
+    [0, 3, 4, 0, 2, 7], [0, 2, 6, 0, 2, 8], [0, 3, 5, 0, 2, 8], [1, 4, 0, 0, 2, 8],
+    [1, 2, 4, 6, 4, 8], [0, 3, 6, 0, 2, 9], [0, 4, 5, 0, 2, 9], [1, 3, 6, 0, 3, 9],
+    [0, 4, 6, 0, 2, 10], [1, 5, 0, 0, 2, 10], [0, 5, 6, 0, 2, 11], [1, 6, 0, 0, 2, 12],
+    [1, 4, 8, 0, 3, 12], [1, 3, 6, 9, 4, 12], [1, 5, 10, 0, 3, 15], [1, 4, 8, 12, 4, 16],
+    [1, 6, 12, 0, 3, 18], [1, 5, 10, 15, 4, 20], [1, 6, 12, 18, 4, 24]], np.int64)
+W_ALL, W_INTER, W_FACES, W_PIPS = 0, 1, 4, 5
+# The ways each of the 21 rolls hits (11, 21, 22, 31, 32, 33, 41, ...).
+ROLL_WAYS = np.array([
+    [0, 2, 5, 9], [0, 1, 4, -1], [1, 8, 17, 24], [0, 3, 7, -1], [1, 3, 12, -1],
+    [3, 16, 27, 33], [0, 6, 11, -1], [1, 6, 15, -1], [3, 6, 20, -1], [6, 23, 32, 35],
+    [0, 10, 14, -1], [1, 10, 19, -1], [3, 10, 22, -1], [6, 10, 26, -1], [10, 29, 34, 37],
+    [0, 13, 18, -1], [1, 13, 21, -1], [3, 13, 25, -1], [6, 13, 28, -1], [10, 13, 30, -1],
+    [13, 31, 36, 38]], np.int64)
+
+
+def _enter_loss_table():
+    """gnubg's I_ENTER loss (before scaling) by the opponent's made home points (6 bits)
+    and whether two or more of ours are on the bar: the loop of CalculateHalfInputs."""
+    t = np.zeros((2, 64), np.int64)
+    for two in range(2):
+        for m in range(64):
+            loss = 0
+            for i in range(6):
+                if m >> i & 1:
+                    loss += 4 * (i + 1)
+                    for j in range(i + 1, 6):
+                        if m >> j & 1:
+                            loss += 2 * (i + j + 2)
+                        elif two:
+                            loss += 2 * (i + 1)
+                elif two:
+                    for j in range(i + 1, 6):
+                        if m >> j & 1:
+                            loss += 2 * (j + 1)
+            t[two, m] = loss
+    return t
+
+
+def _backbone_table():
+    """Sum of gnubg's backbone weights over the made points 1..11 pips below the front one:
+    bit t of the index is the point 11 - t pips below (11 within 6 pips, 13 - d up to 11)."""
+    t = np.zeros(1 << 11, np.int64)
+    for x in range(1 << 11):
+        for b in range(11):
+            if x >> b & 1:
+                d = 11 - b
+                t[x] += 11 if d <= 6 else 13 - d
+    return t
+
+
+def _encoding_tables():
+    """A point's 4 inputs and the bar's 4 inputs by checker count (0..15), float32; the
+    race's 14 borne-off inputs by the number off (0..15)."""
+    pt = np.zeros((16, 4), np.float32)
+    bt = np.zeros((16, 4), np.float32)
+    off = np.zeros((16, 14), np.float32)
+    for m in range(16):
+        for k in range(14):
+            off[m, k] = 1.0 if m == k + 1 else 0.0
+    for nc in range(16):
+        pt[nc] = (1.0 if nc == 1 else 0.0, 1.0 if nc == 2 else 0.0, 1.0 if nc >= 3 else 0.0,
+                  (nc - 3) / 2.0 if nc > 3 else 0.0)
+        bt[nc] = (1.0 if nc >= 1 else 0.0, 1.0 if nc >= 2 else 0.0, 1.0 if nc >= 3 else 0.0,
+                  (nc - 3) / 2.0 if nc > 3 else 0.0)
+    return pt, bt, off
+
+
+ESC8 = ESC.astype(np.int8)          # the same tables in 4 KiB each instead of 32
+ESC18 = ESC1.astype(np.int8)
+ENTER_LOSS = _enter_loss_table()
+BACKBONE_W = _backbone_table().astype(np.int16)   # 4 KiB, not 16: L1 is shared with the weights
+POINT_ENC, BAR_ENC, RACE_OFF_ENC = _encoding_tables()
+# Escape pattern width mask by distance n (gnubg's Escapes looks at min(12, n) points).
+ESC_WIDTH = np.array([(1 << min(12, n)) - 1 for n in range(25)], np.int64)
+# Hitting ways as table rows for the bar case: pips, shift of each intermediate's "open"
+# mask (-1: none), whether all intermediates must be open (else one of two suffices).
+WAY_PIPS = HIT_WAY[:, W_PIPS].copy()
+WAY_ALL = np.array([1 if (HIT_WAY[c, W_ALL] or HIT_WAY[c, W_FACES] == 1) else 0
+                    for c in range(39)], np.int64)
+WAY_SHIFT = np.array([[HIT_WAY[c, W_PIPS] - HIT_WAY[c, W_INTER + k]
+                       if HIT_WAY[c, W_FACES] > 1 and HIT_WAY[c, W_INTER + k] > 0 else -1
+                       for k in range(3)] for c in range(39)], np.int64)
+LOW24 = 0xFFFFFF
+
+
+# ---- bit helpers ------------------------------------------------------------------------
+
+def _make_copy(n):
+    """An intrinsic ``copy(dst, k, src, row)``: src[row, 0:n] -> dst[k:k + n] as one
+    fixed-size memcpy (float32 arrays, both C-contiguous: the input arrays must be). numba's
+    element loop (index checks for negative indices) does not merge the stores:
+    base_inputs' 200 encodings took 0.060 us that way, 0.020 us with these copies."""
+    @intrinsic
+    def copy(typingctx, dst, k, src, row):
+        if not (isinstance(dst, types.Array) and dst.ndim == 1 and dst.layout == "C"
+                and isinstance(src, types.Array)
+                and src.ndim == 2 and src.layout == "C" and dst.dtype == types.float32
+                and src.dtype == types.float32 and isinstance(k, types.Integer)
+                and isinstance(row, types.Integer)):
+            return None
+        sig = types.void(dst, k, src, row)
+
+        def codegen(context, builder, signature, args):
+            dst_ty, k_ty, src_ty, row_ty = signature.args
+            d = context.make_array(dst_ty)(context, builder, args[0])
+            a = context.make_array(src_ty)(context, builder, args[2])
+            kk = context.cast(builder, args[1], k_ty, types.intp)
+            r = context.cast(builder, args[3], row_ty, types.intp)
+            dp = cgutils.get_item_pointer(context, builder, dst_ty, d, [kk])
+            sp = cgutils.get_item_pointer(context, builder, src_ty, a,
+                                          [r, context.get_constant(types.intp, 0)])
+            cgutils.raw_memcpy(builder, dp, sp, context.get_constant(types.intp, 4 * n), 1)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return copy
+
+if config.DISABLE_JIT:
+    # Pure-Python mode (NUMBA_DISABLE_JIT=1, a test mode): no intrinsics there.
+    def _top(x):
+        """Index of the highest set bit of x >= 0; -1 for 0."""
+        return int(x).bit_length() - 1
+
+    def _low(x):
+        """Index of the lowest set bit of x > 0."""
+        x = int(x)
+        return (x & -x).bit_length() - 1
+
+    def _popcount(x):
+        """Number of set bits of x >= 0."""
+        return bin(int(x)).count("1")
+
+    def _rev24(x):
+        """Bits 0..23 of x in reverse order (bit i -> bit 23 - i)."""
+        return int(format(int(x) & LOW24, "024b")[::-1], 2)
+
+    def _copy4(dst, k, src, row):
+        """src[row, 0:4] -> dst[k:k + 4]."""
+        dst[k:k + 4] = src[row, :4]
+
+    def _copy14(dst, k, src, row):
+        """src[row, 0:14] -> dst[k:k + 14]."""
+        dst[k:k + 14] = src[row, :14]
+else:
+    _copy4 = _make_copy(4)
+    _copy14 = _make_copy(14)
+
+    @njit(cache=True, inline="always")
+    def _top(x):
+        """Index of the highest set bit of x >= 0; -1 for 0."""
+        return 63 - _ctlz64(x)
+
+    @njit(cache=True, inline="always")
+    def _low(x):
+        """Index of the lowest set bit of x > 0."""
+        return _cttz64(x)
+
+    @njit(cache=True, inline="always")
+    def _popcount(x):
+        """Number of set bits of x >= 0."""
+        return _ctpop64(x)
+
+    @njit(cache=True, inline="always")
+    def _rev24(x):
+        """Bits 0..23 of x in reverse order (bit i -> bit 23 - i)."""
+        return _bitrev32(x & LOW24) >> 8
+
+
+# ---- inputs ---------------------------------------------------------------------------
+
+@njit(**HOT)
+def _point_inputs(nc, inp, o):
+    """A point's 4 inputs: 1 checker, 2, 3 or more, (n - 3) / 2 above 3."""
+    inp[o] = 1.0 if nc == 1 else 0.0
+    inp[o + 1] = 1.0 if nc == 2 else 0.0
+    inp[o + 2] = 1.0 if nc >= 3 else 0.0
+    inp[o + 3] = (nc - 3) / 2.0 if nc > 3 else 0.0
+
+
+@njit(**HOT)
+def _point_nonzero(nc, o, nz, c):
+    """Append the indices of a point's non-zero inputs to nz[c:] (without branches: the
+    0..2 written entries are kept by the count); returns the new count."""
+    nz[c] = o + min(nc, 3) - 1
+    nz[c + 1] = o + 3
+    return c + (nc > 0) + (nc > 3)
+
+
+@njit(**HOT)
+def _point_nonzero_u(nc, o, nz, c):
+    """:func:`_point_nonzero` with an unsigned count ``c`` (no negative-index checks)."""
+    nz[c] = o + min(nc, 3) - 1
+    nz[c + np.uint64(1)] = o + 3
+    return c + np.uint64(nc > 0) + np.uint64(nc > 3)
+
+
+@njit(**HOT)
+def base_inputs(gb, inp, nz):
+    """200 inputs: per side (row 0 first), 4 per point and 4 for the bar. Returns the
+    number of non-zero inputs, listed in increasing order in nz.
+
+    The encodings are copied from tables of 0..15 checkers; the list index is unsigned so
+    numba checks no negative index (0.075 -> 0.057 us with the copies).
+    """
+    for s in range(2):
+        o = s * 100
+        for i in range(24):
+            _copy4(inp, o + 4 * i, POINT_ENC, gb[s, i])
+        _copy4(inp, o + 96, BAR_ENC, gb[s, 24])
+    c = np.uint64(0)
+    for s in range(2):
+        o = s * 100
+        for i in range(24):
+            c = _point_nonzero_u(gb[s, i], o + 4 * i, nz, c)
+        nc = gb[s, 24]
+        for q in range(4):
+            nz[c + np.uint64(q)] = o + 96 + q
+        c += np.uint64(min(nc, 3)) + np.uint64(nc > 3)
+    return np.int64(c)
+
+
+@njit(**HOT)
+def made_mask(board):
+    """Bit i set when board[i] holds two or more checkers (i = 0..24)."""
+    m = 0
+    for i in range(25):
+        m |= np.int64(board[i] > 1) << i
+    return m
+
+
+@njit(**HOT)
+def _escape_pattern(mask, n):
+    """gnubg's Escapes pattern: bit i = point 24 - n + i made, for i < min(12, n)."""
+    return (mask >> (24 - n)) & ((1 << min(12, n)) - 1)
+
+
+@njit(**HOT)
+def _escapes(mask, n):
+    return ESC[_escape_pattern(mask, n)]
+
+
+@njit(**HOT)
+def _escapes_r(mask, n):
+    return ESC1[_escape_pattern(mask, n)]
+
+
+@njit(**HOT)
+def _top_bit(x):
+    """Index of the highest set bit of 0 < x < 2^32."""
+    return _top(x)
+
+
+@njit(**HOT)
+def _masks(board):
+    """(occupied, made (2+), blots, exactly two) bitmasks of board[0..24] (one vectorised
+    pass; a separate pass over the opponent's points in reverse order cost 25 ns)."""
+    occ, made, one, two, _tot, _isum, _n_bc = _side_summary(board)
+    return occ, made, one, two
+
+
+@njit(**HOT)
+def pip_loss(board, opp, hit, rp, rc):
+    """gnubg's pipLossP1P2: (pips lost / 432, P(hit one), P(hit two)) for ``board`` hitting.
+
+    ``hit``, ``rp``, ``rc`` (gnubg's scratch arrays) are no longer used; they stay for the
+    callers' sake.
+    """
+    occ, made, one, two = _masks(board)
+    ooc, theirs, oone, otwo = _masks(opp)
+    return _pip_loss(board[24], occ, made, two, _rev24(theirs), _rev24(oone))
+
+
+@njit(**HOT)
+def _pip_loss(bar, occ, made, two, omade, oblots):
+    """:func:`pip_loss` from our checkers on the bar and bitmasks (ours: occupied, made,
+    exactly two; the opponent's made points and blots in our numbering). No arrays: each
+    array passed to a call costs numba an atomic reference count pair (passing gnubg's
+    three scratch arrays here cost 0.063 us a contact position, both sides).
+
+    Way c of HIT_WAY hits from our point j when we may hit from j, the blot is at j - pips
+    and the intermediate points are open: for every j at once, hitters & (blots << pips)
+    & (open << (pips - intermediate)) ... gnubg then looks only at the highest hitter of
+    each way of a roll (and, with one checker on the bar, at the bar), so each roll's
+    counts follow from a few highest bits, computed here without branches. The integer
+    sums are gnubg's, so the three floats are too.
+    """
+    hitters = occ & ~(two & 63)       # a made 2-point in the home board does not hit
+    n_board = _popcount(made & 63)
+    blots = oblots if n_board > 2 else oblots & ~3    # gnubg: i <= 21 unless 3+ home points
+    # No blot with a hitter above it: nothing to hit. (This branch pays: both half_inputs
+    # 0.216 us with it, 0.235 us computing every roll always.)
+    if blots == 0 or hitters < ((blots & -blots) << 1):
+        return 0.0, 0.0, 0.0
+    opn = ~omade & LOW24
+    if bar == 0:
+        npips, n1, n2 = _rolls_no_bar(hitters, blots, opn, oblots, made)
+    elif bar == 1:
+        npips, n1, n2 = _rolls_bar1(hitters, blots, opn, oblots, omade)
+    else:
+        npips, n1, n2 = _rolls_bar2(blots)
+    return npips / (12.0 * 36.0), n1 / 36.0, n2 / 36.0
+
+
+# The 15 non-double rolls (a < b) and a 16th that never hits (shifts past the board), and
+# the 6 doubles with two that never hit, as lanes of vector loops.
+ND_A = np.array([1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4, 4, 5, 30], np.int64)
+ND_B = np.array([2, 3, 4, 5, 6, 3, 4, 5, 6, 4, 5, 6, 5, 6, 6, 30], np.int64)
+DB_D = np.array([1, 2, 3, 4, 5, 6, 0, 0], np.int64)
+# Shifts of the blots for 1..4 dice of a double (past the board in the padding lanes).
+DB_SHIFT = np.array([[m * d if d else 60 for d in DB_D] for m in range(5)], np.int64)
+
+
+@njit(**HOT)
+def _rolls_no_bar(hitters, blots, opn, oblots, made):
+    """(pips, ways of 36 hitting once, twice) of gnubg's roll loop, nobody on our bar.
+
+    Per roll gnubg counts: each die's highest hitter (the second die again only if it is a
+    different checker or from a made point; a double's single die twice if it has two
+    hitters), then a combined move (at least one, plus one if it passes over a blot).
+    The rolls are independent lanes (vectorised loops: both half_inputs 0.32 -> 0.29 us a
+    contact position against scalar loops over the rolls with branches).
+    """
+    npips = 0
+    n1 = 0
+    n2 = 0
+    for q in range(16):
+        a = ND_A[q]
+        b = ND_B[q]
+        ka = _top(hitters & (blots << a))
+        kb = _top(hitters & (blots << b))
+        kc = _top(hitters & (blots << (a + b)) & ((opn << a) | (opn << b)))
+        again = np.int64(ka != kb) | ((made >> max(kb, 0)) & 1)
+        nrc = np.int64(ka >= 0) + np.int64(kb >= 0) * again
+        hc = np.int64(kc >= 0)
+        ks = max(kc, a + b)       # kc when it hits; shifts stay >= 0 otherwise
+        nrc = max(nrc, hc) + (((oblots >> (ks - a)) | (oblots >> (ks - b))) & hc)
+        nrp = max(max(ka - a, kb - b), kc - a - b) + 1
+        npips += 2 * max(nrp, 0)
+        n1 += 2 * np.int64(nrc > 0)
+        n2 += 2 * np.int64(nrc > 1)
+    for q in range(8):
+        d = DB_D[q]
+        h = hitters & (blots << DB_SHIFT[1, q])
+        k = _top(h)
+        two_hitters = np.int64((h & (h - 1)) != 0)
+        c2 = opn << d
+        c3 = c2 & (opn << (2 * d))
+        k2 = _top(hitters & (blots << DB_SHIFT[2, q]) & c2)
+        k3 = _top(hitters & (blots << DB_SHIFT[3, q]) & c3)
+        k4 = _top(hitters & (blots << DB_SHIFT[4, q]) & c3 & (opn << (3 * d)))
+        x2 = np.int64(k2 >= 0)
+        x3 = np.int64(k3 >= 0)
+        x4 = np.int64(k4 >= 0)
+        s2 = max(k2, 2 * d)
+        s3 = max(k3, 3 * d)
+        s4 = max(k4, 4 * d)
+        e = (((oblots >> (s2 - d)) & x2)
+             + (((oblots >> (s3 - d)) | (oblots >> (s3 - 2 * d))) & x3)
+             + (((oblots >> (s4 - d)) | (oblots >> (s4 - 2 * d)) | (oblots >> (s4 - 3 * d)))
+                & x4))
+        nrc = max(np.int64(k >= 0) + two_hitters, x2 | x3 | x4) + e
+        nrp = max(max(k - d, k2 - 2 * d), max(k3 - 3 * d, k4 - 4 * d)) + 1
+        npips += max(nrp, 0)
+        n1 += np.int64(nrc > 0)
+        n2 += np.int64(nrc > 1)
+    return npips, n1, n2
+
+
+@njit(**HOT)
+def _rolls_bar1(hitters, blots, opn, oblots, omade):
+    """gnubg's roll loop with one checker of ours on the bar: a die hits from the bar, and
+    its highest other hitter counts if the other die enters (for a double gnubg looks at
+    the point of two dice) and no other die's hitter counted yet; combined moves only
+    from the bar (plus one if the blot check of gnubg's, at opp[intermediate + 1], hits).
+    """
+    npips = 0
+    n1 = 0
+    n2 = 0
+    for q in range(15):
+        a = ND_A[q]
+        b = ND_B[q]
+        ha = hitters & (blots << a)
+        hb = hitters & (blots << b)
+        ba = (ha >> 24) & 1           # hits from the bar
+        bb = (hb >> 24) & 1
+        ka = _top(ha & LOW24)         # highest other hitter (-1: none)
+        kb = _top(hb & LOW24)
+        ok_a = np.int64(ka >= 0) & (1 - ((omade >> (24 - b)) & 1))
+        ok_b = np.int64(kb >= 0) & (1 - ok_a) & (1 - ((omade >> (24 - a)) & 1))
+        nrc = ba + ok_a + bb + ok_b
+        nrp = max(max(ba * (25 - a), ok_a * (ka - a + 1)),
+                  max(bb * (25 - b), ok_b * (kb - b + 1)))
+        hc = ((blots >> (24 - a - b)) & ((opn >> (24 - a)) | (opn >> (24 - b)))) & 1
+        e = ((oblots >> (22 - a)) | (oblots >> (22 - b))) & hc
+        nrc = max(nrc, hc) + e
+        nrp = max(nrp, hc * (25 - a - b))
+        npips += 2 * nrp
+        n1 += 2 * np.int64(nrc > 0)
+        n2 += 2 * np.int64(nrc > 1)
+    for d in range(1, 7):
+        h = hitters & (blots << d)
+        bd = (h >> 24) & 1
+        kd = _top(h & LOW24)
+        ok = np.int64(kd >= 0) & (1 - ((omade >> (24 - 2 * d)) & 1))
+        nrc = bd + ok
+        nrp = max(bd * (25 - d), ok * (kd - d + 1))
+        x2 = (blots >> (24 - 2 * d)) & (opn >> (24 - d)) & 1
+        x3 = (blots >> (24 - 3 * d)) & (opn >> (24 - d)) & (opn >> (24 - 2 * d)) & 1
+        x4 = ((blots >> (24 - 4 * d)) & (opn >> (24 - d)) & (opn >> (24 - 2 * d))
+              & (opn >> (24 - 3 * d)) & 1)
+        b1 = oblots >> (22 - d)
+        b2 = b1 | (oblots >> (22 - 2 * d))
+        b3 = b2 | (oblots >> (22 - 3 * d))
+        e = (b1 & x2) + (b2 & x3) + (b3 & x4)
+        nrc = max(nrc, x2 | x3 | x4) + e
+        nrp = max(nrp, max(x2 * (25 - 2 * d), max(x3 * (25 - 3 * d), x4 * (25 - 4 * d))))
+        npips += nrp
+        n1 += np.int64(nrc > 0)
+        n2 += np.int64(nrc > 1)
+    return npips, n1, n2
+
+
+@njit(**HOT)
+def _rolls_bar2(blots):
+    """gnubg's roll loop with two or more of ours on the bar: single dice from the bar."""
+    npips = 0
+    n1 = 0
+    n2 = 0
+    for a in range(1, 6):
+        ba = (blots >> (24 - a)) & 1
+        for b in range(a + 1, 7):
+            bb = (blots >> (24 - b)) & 1
+            npips += 2 * max(ba * (25 - a), bb * (25 - b))
+            n1 += 2 * (ba | bb)
+            n2 += 2 * (ba & bb)
+    for d in range(1, 7):
+        bd = (blots >> (24 - d)) & 1
+        npips += bd * (25 - d)
+        n1 += bd
+    return npips, n1, n2
+
+
+@njit(**HOT)
+def half_inputs(board, opp, inp, o, hit, rp, rc):
+    """gnubg's CalculateHalfInputs: 25 features of ``board`` (against ``opp``) at inp[o:].
+    ``hit``, ``rp``, ``rc`` (gnubg's scratch) are not used; see :func:`_half_inputs`
+    (inlined by numba here and in :func:`contact_inputs`: 0.228 -> 0.205 us for both
+    half_inputs, 0.33 -> 0.29 us for contact_inputs against a call)."""
+    _half_inputs(board, opp, inp, o)
+
+
+@njit(cache=True, inline="always")
+def _side_summary(board):
+    """One pass over a side's points: (occupied, made (2+), blots, exactly two) bitmasks,
+    checkers, sum of index x checkers, checkers on points 18..23."""
+    occ = 0
+    made = 0
+    one = 0
+    two = 0
+    tot = 0
+    isum = 0
+    n_bc = 0
+    for i in range(25):
+        b = board[i]
+        occ |= np.int64(b > 0) << i
+        made |= np.int64(b > 1) << i
+        one |= np.int64(b == 1) << i
+        two |= np.int64(b == 2) << i
+        tot += b
+        isum += i * b
+        n_bc += b * ((i >= 18) & (i < 24))
+    return occ, made, one, two, tot, isum, n_bc
+
+
+@njit(cache=True, inline="always")
+def _half_inputs(board, opp, inp, o):
+    """gnubg's CalculateHalfInputs: 25 features of ``board`` (against ``opp``) at inp[o:].
+
+    Computed from a few passes over the points without data-dependent branches and from
+    bitmasks of occupied / made points (highest and lowest bit, popcount, tables), the
+    same integers as gnubg's loops, so the same float inputs bit for bit.
+    """
+    _half_from(board, _side_summary(board), _side_summary(opp), inp, o)
+
+
+@njit(cache=True, inline="always")
+def _half_from(board, mine, theirs_summary, inp, o):
+    """:func:`_half_inputs` from the two sides' :func:`_side_summary` (computed once per
+    side for both halves of a position: each summary served two halves)."""
+    occ, made, _one, two, tot, isum, n_bc = mine
+    ooc, theirs, oone = theirs_summary[0], theirs_summary[1], theirs_summary[2]
+    omade = _rev24(theirs)            # the opponent's made points and blots, our numbering
+    oblots = _rev24(oone)
+
+    men_off = CHECKERS - tot
+    if men_off > 10:
+        inp[o + I_OFF1] = 1.0
+        inp[o + I_OFF2] = 1.0
+        inp[o + I_OFF3] = (men_off - 10) / 5.0
+    elif men_off > 5:
+        inp[o + I_OFF1] = 1.0
+        inp[o + I_OFF2] = (men_off - 5) / 5.0
+        inp[o + I_OFF3] = 0.0
+    else:
+        inp[o + I_OFF1] = men_off / 5.0 if men_off else 0.0
+        inp[o + I_OFF2] = 0.0
+        inp[o + I_OFF3] = 0.0
+
+    n_opp_back = 23 - _top(ooc)       # opponent's rearmost checker, in our numbering
+    mean = (isum + tot - 1) // tot if tot else 0
+
+    # Timing: checkers beyond the 12-point still in contact count only as spares.
+    brk = 0
+    free = 0
+    j2 = 0
+    k2 = 0
+    t = 0
+    no = 0
+    for i in range(25):
+        b = board[i]
+        brk += (i + 1 - n_opp_back) * b * (i > n_opp_back)
+        free += (i + 1) * b * (i < n_opp_back)
+        g = i > mean
+        j2 += b * g
+        k2 += b * (i - mean) * (i - mean) * g
+        full = (i < 12) | (i <= n_opp_back) | (i == 24)
+        k = b if full else np.int64(b == 1) + np.int64(b > 2) * (b - 2)
+        k = k if i >= 6 else 0
+        no += k
+        t += i * k
+    inp[o + I_BREAK_CONTACT] = brk / (15 + 152.0)
+    inp[o + I_FREEPIP] = free / 100.0
+    if j2:
+        k2 = (k2 + j2 - 1) // j2
+    inp[o + I_MOMENT2] = k2 / 400.0
+    for i in range(5, -1, -1):
+        d = board[i] - 2              # spares (> 0) or holes filled from the spares (< 0)
+        d = d if no + d >= 0 else 0
+        t += i * d
+        no += d
+    inp[o + I_TIMING] = max(t, 0) / 100.0
+
+    back = _top(occ)
+    inp[o + I_BACK_CHEQUER] = back / 24.0
+    top_anchor = 23 if back == 24 else back
+    anchor = _top(made & ((np.int64(1) << (top_anchor + 1)) - 1))
+    inp[o + I_BACK_ANCHOR] = anchor / 24.0
+    m = made & ((np.int64(1) << (anchor + 1)) - 1) & ~((1 << 18) - 1)
+    if m:
+        n = 24 - _low(m)
+    else:
+        m = made & (63 << 12)
+        n = 24 - _top(m) if m else 0
+    inp[o + I_FORWARD_ANCHOR] = 2.0 if n == 0 else n / 6.0
+
+    pl, p1, p2 = _pip_loss(board[24], occ, made, two, omade, oblots)
+    inp[o + I_PIPLOSS] = pl
+    inp[o + I_P1] = p1
+    inp[o + I_P2] = p2
+
+    pat = (made >> (n_opp_back + 1)) & ESC_WIDTH[23 - n_opp_back]
+    inp[o + I_BACKESCAPES] = ESC8[pat] / 36.0
+    inp[o + I_BACKRESCAPES] = ESC18[pat] / 36.0
+
+    # ACONTAIN runs i = 15 .. 23 - n_opp_back, CONTAIN i = 15 .. 23: one pass for both.
+    n_a = 36
+    n_c = 36
+    lim = 24 - n_opp_back
+    for i in range(15, 24):
+        j = np.int64(ESC8[(made >> (24 - i)) & 0xFFF])
+        n_c = min(n_c, j)
+        n_a = min(n_a, j if i < lim else 36)
+    if lim > 24:
+        n_a = min(n_a, np.int64(ESC8[made & 0xFFF]))
+    inp[o + I_ACONTAIN] = (36 - n_a) / 36.0
+    inp[o + I_ACONTAIN2] = inp[o + I_ACONTAIN] * inp[o + I_ACONTAIN]
+    inp[o + I_CONTAIN] = (36 - n_c) / 36.0
+    inp[o + I_CONTAIN2] = inp[o + I_CONTAIN] * inp[o + I_CONTAIN]
+
+    n = 0
+    m = occ & ~63
+    while m:
+        i = _low(m)
+        m &= m - 1
+        n += (i - 5) * board[i] * ESC8[(theirs >> (24 - i)) & ESC_WIDTH[i]]
+    inp[o + I_MOBILITY] = n / 3600.0
+
+    if board[24] > 0:
+        loss = ENTER_LOSS[np.int64(board[24] > 1), theirs & 63]
+        inp[o + I_ENTER] = loss / (36.0 * (49.0 / 6.0))
+    else:
+        inp[o + I_ENTER] = 0.0
+    n = _popcount(theirs & 63)
+    inp[o + I_ENTER2] = (36 - (n - 6) * (n - 6)) / 36.0
+
+    m = made & 0xFFFFFE
+    pa = _top(m)                      # the front made point; weights of those below it
+    if pa > 0:
+        below = m & ((np.int64(1) << pa) - 1)
+        w = BACKBONE_W[((below << 11) >> pa) & 0x7FF] * board[pa]
+        tot = _popcount(below) * board[pa]
+    else:
+        w = 0
+        tot = 0
+    inp[o + I_BACKBONE] = 1 - (w / (tot * 11.0)) if tot else 0.0
+
+    n_ac = _popcount(made & (63 << 18))
+    if n_ac > 1:
+        inp[o + I_BACKG] = (n_bc + board[24] - 3) / 4.0
+    else:
+        inp[o + I_BACKG] = 0.0
+    if n_ac == 1:
+        inp[o + I_BACKG1] = (n_bc + board[24]) / 8.0
+    else:
+        inp[o + I_BACKG1] = 0.0
+
+
+@njit(**HOT)
+def contact_inputs(gb, inp, nz, contact250):
+    """All 250 inputs of the contact / crashed nets ("std250", or "contact250" when
+    ``contact250``: each side's borne-off count overwritten on gnubg's smaller scale), as
+    gnubgnet's net_inputs makes them; returns the number of non-zero inputs, listed in
+    increasing order in nz.
+
+    One call for the whole contact input (few arrays passed: numba counts references
+    for each) and the non-zero half inputs listed without a branch per input: 0.29 us a
+    contact position, against 0.44 us for gnubgnet's net_inputs (base_inputs, two
+    half_inputs, the men-off inputs, a branch per half input), one thread.
+    """
+    c = base_inputs(gb, inp, nz)
+    s0 = _side_summary(gb[0])
+    s1 = _side_summary(gb[1])
+    _half_from(gb[1], s1, s0, inp, BASE_INPUTS)
+    _half_from(gb[0], s0, s1, inp, BASE_INPUTS + MORE_INPUTS)
+    if contact250:
+        _men_off_contact(gb[0], inp, BASE_INPUTS + I_OFF1)
+        _men_off_contact(gb[1], inp, BASE_INPUTS + MORE_INPUTS + I_OFF1)
+    u = np.uint64(c)
+    for i in range(BASE_INPUTS, BASE_INPUTS + 2 * MORE_INPUTS):
+        nz[u] = i
+        u += np.uint64(inp[i] != 0.0)
+    return np.int64(u)
+
+
+@njit(**HOT)
+def _men_off_contact(board, inp, o):
+    """menOffNonCrashed: borne-off count on a scale for at most eight off."""
+    m = CHECKERS
+    for i in range(25):
+        m -= board[i]
+    if m > 5:
+        inp[o] = 1.0
+        inp[o + 1] = 1.0
+        inp[o + 2] = (m - 6) / 3.0
+    elif m > 2:
+        inp[o] = 1.0
+        inp[o + 1] = (m - 3) / 3.0
+        inp[o + 2] = 0.0
+    else:
+        inp[o] = m / 3.0 if m else 0.0
+        inp[o + 1] = 0.0
+        inp[o + 2] = 0.0
+
+
+@njit(**HOT)
+def race_inputs(gb, inp, nz):
+    """gnubg's CalculateRaceInputs: 107 per side (row 0 first). Returns the number of
+    non-zero inputs, listed in increasing order in nz. (Encodings copied from tables.)"""
+    c = np.uint64(0)
+    for s in range(2):
+        o = s * RACE_HALF
+        men_off = CHECKERS
+        cross = 0
+        for i in range(23):
+            nc = gb[s, i]
+            men_off -= nc
+            cross += nc * (i // 6)        # 1 for points 6..11, 2 for 12..17, 3 for 18..22
+            _copy4(inp, o + 4 * i, POINT_ENC, nc)
+        for i in range(23):
+            c = _point_nonzero_u(gb[s, i], o + 4 * i, nz, c)
+        _copy14(inp, o + RI_OFF, RACE_OFF_ENC, men_off)
+        nz[c] = o + RI_OFF + men_off - 1
+        c += np.uint64((men_off >= 1) & (men_off <= 14))
+        cross += 3 * gb[s, 23]
+        inp[o + RI_NCROSS] = cross / 10.0
+        nz[c] = o + RI_NCROSS
+        c += np.uint64(cross != 0)
+    return np.int64(c)

@@ -1,0 +1,713 @@
+"""GNU Backgammon's 0-ply evaluation (the gnubg-nn networks) as numba kernels.
+
+The evaluation follows gnubg-nn's ``eval.c`` and ``inputs.c`` (Joseph Heled's GNU
+Backgammon networks, weights file version 1.01), re-implemented here from their
+description:
+
+* **Classes** (:func:`classify`, gnubg's ``ClassifyPosition``): game over; two-sided
+  bear-off (both sides on their points 1..6 with at most six checkers each); one-sided
+  bear-off (both on 1..6, one side with more); race (no contact); crashed (contact where a
+  side has at most six checkers left, or six once the checkers piled on its points 1 and 2
+  are discounted); contact.
+* **Inputs**: contact and crashed nets take 250 inputs: 4 per point and bar per side (200,
+  the side *not* on roll first) then 25 hand-made features per side (the side on roll
+  first; see :func:`half_inputs`); the contact net's inputs ("contact250") replace the
+  first three features of each side by borne-off counts of the *other* side, on a scale
+  for at most eight off (gnubg's inputs carry this swap). The race net takes 107 inputs
+  per side (side not on roll first): 4 per point 1..23, 14 one-hot borne-off counts and
+  the checkers' crossings to home / 10.
+* **Network**: one hidden layer, gnubg's float32 arithmetic in its order (hidden sums over
+  the non-zero inputs in input order, a weight added directly where the input is 1),
+  gnubg's sigmoid approximation ``1 / (1 + e^x)`` from a table of ``exp(k / 10)`` with a
+  linear correction (:func:`sigmoid`).
+* **Race** results get gnubg's ``raceImprovement``: exact backgammon chances from the
+  tables of :mod:`fastbg.evaluators.bearoff_kernels` and certain-gammon detection.
+* **Bear-off**: two-sided table for small positions, else the one-sided distributions
+  (win = the side on roll finishes in no more rolls than the other), gammons from the
+  first-checker-off table.
+* **Sanity check** (gnubg's ``SanityCheck``): impossible gammons/backgammons zeroed,
+  probabilities clipped into order, gammon probabilities below 1e-4 set to 0.
+
+Outputs are float32 values widened to float64: (win, win gammon, win backgammon,
+lose gammon, lose backgammon) for the side on roll, cumulative.
+
+Speed (batched callers use :func:`evaluate_rows`; every result equals the one-position
+path :func:`evaluate_gb` bit for bit): the input features come from bitmasks
+(:mod:`fastbg.evaluators.input_kernels`), the hidden layer keeps its 128 sums in vector
+registers and the output sums of 16 positions of one net run in the lanes of a vector
+(:mod:`fastbg.evaluators.simd`), and the kernels run without numba's reference counting
+(:mod:`fastbg.jit`). One thread: 2.8 -> 0.6 us a position on average.
+
+Everything works on gnubg's board ``gb`` int64[2, 25] (row 1 the side on roll, row 0 the
+other, each in its own numbering, index 24 the bar), built from the interchange board by
+:func:`to_gnubg`. Kernel arguments are grouped: ``net`` (the weights, see
+:func:`fastbg.evaluators.nets.load_weights`) and ``bo`` (the bear-off tables, see
+:func:`fastbg.evaluators.bearoff.tables`); per-thread scratch comes from :func:`new_scratch`.
+"""
+import numpy as np
+from numba import njit, prange
+
+from fastbg.evaluators import bearoff_kernels as _bo
+from fastbg.evaluators import simd as _simd
+from fastbg.jit import HOT
+from fastbg.evaluators.input_kernels import (  # noqa: F401  (re-exported: tests and tools use them here)
+    BASE_INPUTS, CHECKERS, ESC, ESC1, HIT_WAY, HIT_WAYS, I_OFF1, MORE_INPUTS, RACE_HALF, RI_NCROSS,
+    RI_OFF, ROLL_WAYS, base_inputs, contact_inputs, half_inputs, made_mask, pip_loss,
+    race_inputs,
+    _men_off_contact)
+
+BAR = 25
+BOARD_SIZE = 26
+
+# Position classes (gnubg's positionclass order).
+C_OVER, C_BEAROFF2, C_BEAROFF1, C_RACE, C_CRASHED, C_CONTACT = range(6)
+# Nets, in the arrays of ``net``.
+NET_RACE, NET_CRASHED, NET_CONTACT = range(3)
+N_NETS = 3
+# Input functions a net may use (named on its line of the weights file).
+IF_RACE, IF_STD250, IF_CONTACT250 = range(3)
+INPUT_FUNCS = {"race": IF_RACE, "std250": IF_STD250, "contact250": IF_CONTACT250}
+N_INPUTS = {IF_RACE: 214, IF_STD250: 250, IF_CONTACT250: 250}
+MAX_INPUTS = 250
+N_OUT = 5
+OUT_WIN, OUT_WG, OUT_WBG, OUT_LG, OUT_LBG = range(5)
+
+# gnubg's sigmoid table: e[k] = exp(k / 10) / 10, one extra entry.
+SIG_E = np.array([np.exp(k / 10.0) / 10.0 for k in range(100)] + [np.exp(9.9) / 10.0],
+                 np.float32)
+SIG_HI = np.float32(1.0) / np.float32(19931.370438230298)
+SIG_LO = np.float32(19930.370438230298) / np.float32(19931.370438230298)
+
+
+@njit(**HOT)
+def sigmoid(x):
+    """gnubg's 1 / (1 + e^x) in float32: table of exp(k/10), linear in the remainder."""
+    ten = np.float32(10.0)
+    one = np.float32(1.0)
+    if not np.signbit(x):
+        if x < ten:
+            x1 = ten * x
+            i = np.int64(x1)
+            return one / (one + SIG_E[i] * (np.float32(10 - i) + x1))
+        return SIG_HI
+    if x > -ten:
+        x1 = -ten * x
+        i = np.int64(x1)
+        return one - one / (one + SIG_E[i] * (np.float32(10 - i) + x1))
+    return SIG_LO
+
+
+@njit(cache=True, inline="always")
+def _fill_gnubg(b, gb, mover_row):
+    """gnubg rows from interchange board ``b``: its mover's checkers into row ``mover_row``,
+    the opponent's into the other, each in its own numbering (index 24 the bar)."""
+    other = 1 - mover_row
+    for j in range(24):
+        v = b[j + 1]
+        gb[mover_row, j] = v if v > 0 else 0
+        w = -b[24 - j]
+        gb[other, j] = w if w > 0 else 0
+    gb[mover_row, 24] = b[BAR]
+    gb[other, 24] = -b[0]
+
+
+@njit(**HOT)
+def to_gnubg(b, gb):
+    """Interchange board (player on roll) -> gnubg's gb[2, 25] (row 1 on roll)."""
+    _fill_gnubg(b, gb, 1)
+
+
+@njit(**HOT)
+def to_gnubg_swapped(b, gb):
+    """Interchange board seen from the mover -> gnubg's board with the *other* side on roll."""
+    _fill_gnubg(b, gb, 0)
+
+
+@njit(**HOT)
+def bearoff_index(row, binom):
+    """gnubg's PositionBearoff of points 1..6 of one side (row[0..5])."""
+    return _bo.position_index(row, binom)
+
+
+@njit(**HOT)
+def classify(gb, binom):
+    """gnubg's ClassifyPosition."""
+    n_opp_back = -1
+    for i in range(24, -1, -1):
+        if gb[0, i]:
+            n_opp_back = i
+            break
+    n_back = -1
+    for i in range(24, -1, -1):
+        if gb[1, i]:
+            n_back = i
+            break
+    if n_back < 0 or n_opp_back < 0:
+        return C_OVER
+    if n_back + n_opp_back > 22:
+        for side in range(2):
+            tot = 0
+            for i in range(25):
+                tot += gb[side, i]
+            if tot <= 6:
+                return C_CRASHED
+            if gb[side, 0] > 1:
+                if tot - gb[side, 0] <= 6:
+                    return C_CRASHED
+                if gb[side, 1] > 1 and 1 + tot - (gb[side, 0] + gb[side, 1]) <= 6:
+                    return C_CRASHED
+            else:
+                if tot - (gb[side, 1] - 1) <= 6:
+                    return C_CRASHED
+        return C_CONTACT
+    if n_back > 5 or n_opp_back > 5:
+        return C_RACE
+    if bearoff_index(gb[0], binom) > 923 or bearoff_index(gb[1], binom) > 923:
+        return C_BEAROFF1
+    return C_BEAROFF2
+
+
+@njit(**HOT)
+def net_inputs(ifunc, gb, inp, scr):
+    """Fill ``inp`` with input function ``ifunc`` (IF_*) of ``gb``; the indices of the
+    non-zero inputs go to scr[8] in increasing order, their number is returned."""
+    return inputs_into(ifunc, gb, inp, scr[8])
+
+
+@njit(**HOT)
+def inputs_into(ifunc, gb, inp, nz):
+    """:func:`net_inputs` with the non-zero list ``nz`` named rather than the scratch tuple
+    (gnubg's hit / roll scratch arrays are no longer needed: the features come from
+    bitmasks)."""
+    if ifunc == IF_RACE:
+        return race_inputs(gb, inp, nz)
+    return contact_inputs(gb, inp, nz, ifunc == IF_CONTACT250)
+
+
+# ---- network --------------------------------------------------------------------------
+
+@njit(**HOT)
+def forward(net, k, inp, nz, n_nz, hidden, out):
+    """Net ``k`` on ``inp`` whose non-zero entries are inp[nz[:n_nz]] (increasing), float32.
+
+    Hidden sums as gnubg's Evaluate: thresholds, then the non-zero inputs in input order
+    (:func:`fastbg.evaluators.simd.hidden_sums`, eight 16-lane vectors held in registers:
+    0.56 -> 0.39 us a contact position, measured), then the sigmoids and the output sums
+    in gnubg's order too (:func:`fastbg.evaluators.simd.outputs`), so the outputs are those of
+    the plain loops bit for bit.
+    """
+    w1, b1, w2, b2, beta = net[0], net[1], net[2], net[3], net[4]
+    nh = net[6][k]
+    h = hidden[:nh]
+    _simd.hidden_sums(w1[k], b1[k, :nh], inp, nz, n_nz, h)
+    _simd.outputs(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, w2[k], b2[k], out)
+    bo = -beta[k, 1]
+    for o in range(N_OUT):
+        out[o] = sigmoid(bo * out[o])
+
+
+# ---- bear-off and race refinements ------------------------------------------------------
+
+@njit(**HOT)
+def eval_bearoff2(gb, bo, out):
+    """Two-sided table: win probability only."""
+    binom, ts = bo[0], bo[2]
+    n_us = bearoff_index(gb[1], binom)
+    n_them = bearoff_index(gb[0], binom)
+    us = np.float32(ts[n_us, n_them])
+    eq = us / np.float32(32767.5) - np.float32(1.0)
+    for i in range(N_OUT):
+        out[i] = 0.0
+    out[OUT_WIN] = np.float64(eq / np.float32(2.0)) + 0.5
+
+
+@njit(**HOT)
+def _gammon_probs(gb, bp0, bp1, bo):
+    """gnubg's setGammonProb: (lose gammon, win gammon) for all-home positions."""
+    binom, os_, gam = bo[0], bo[1], bo[3]
+    tot0 = 0
+    tot1 = 0
+    for i in range(6):
+        tot0 += gb[0, i]
+        tot1 += gb[1, i]
+    g0 = 0.0
+    g1 = 0.0
+    if tot0 == CHECKERS:
+        gp = gam[bearoff_index(gb[0], binom)]
+        prob = os_[bp1]
+        m0 = gp[0] / 36.0
+        m1 = m0 + gp[1] / (36.0 * 36.0)
+        m2 = m1 + gp[2] / (36.0 * 36.0 * 36.0)
+        g1 = ((prob[1] / 65535.0) + (1 - m0) * (prob[2] / 65535.0)
+              + (1 - m1) * (prob[3] / 65535.0) + (1 - m2) * (prob[4] / 65535.0))
+    if tot1 == CHECKERS:
+        gp = gam[bearoff_index(gb[1], binom)]
+        prob = os_[bp0]
+        m0 = gp[0] / 36.0
+        m1 = m0 + gp[1] / (36.0 * 36.0)
+        m2 = m1 + gp[2] / (36.0 * 36.0 * 36.0)
+        g0 = ((prob[1] / 65535.0) * (1 - m0) + (prob[2] / 65535.0) * (1 - m1)
+              + (prob[3] / 65535.0) * (1 - m2))
+    return g0, g1
+
+
+INT32_LIMIT = 1 << 31
+
+
+@njit(**HOT)
+def _one_sided_win(n, n_opp, os_):
+    """P(the side on roll, index n, finishes no later than the other, index n_opp), as
+    gnubg's EvalBearoff1Full computes it: the sum over i <= j of 16-bit products
+    p_n[i] p_opp[j], each a C ``int``, into an unsigned 64-bit total.
+
+    A product of 2^31 or more wraps negative and, the true total being below 2^32, drives
+    the total below zero, i.e. huge: gnubg then returns a value far above 1 (its sanity
+    check clips it to a certain win). Here: suffix sums for the exact total, suffix
+    maxima to detect a wrap, which returns 2.0 (every use of the value only compares it
+    with 0 and 1, then clips it)."""
+    x = np.int64(0)
+    suffix = np.int64(0)
+    top = np.int64(0)
+    wrap = False
+    for i in range(31, -1, -1):
+        b = os_[n_opp, i]
+        suffix += b
+        if b > top:
+            top = b
+        a = os_[n, i]
+        x += a * suffix
+        if a * top >= INT32_LIMIT:
+            wrap = True
+    if wrap:
+        return 2.0
+    return np.float64(x) / (65535.0 * 65535.0)
+
+
+@njit(**HOT)
+def eval_bearoff1(gb, bo, out):
+    """One-sided distributions, gammons from the first-checker-off table."""
+    binom, os_ = bo[0], bo[1]
+    n_opp = bearoff_index(gb[0], binom)
+    n = bearoff_index(gb[1], binom)
+    if n > _bo.N_GAMMON_LIMIT or n_opp > _bo.N_GAMMON_LIMIT:
+        lg, wg = _gammon_probs(gb, n_opp, n, bo)
+        out[OUT_LG] = lg
+        out[OUT_WG] = wg
+    else:
+        out[OUT_WG] = 0.0
+        out[OUT_LG] = 0.0
+    out[OUT_WBG] = 0.0
+    out[OUT_LBG] = 0.0
+    out[OUT_WIN] = _one_sided_win(n, n_opp, os_)
+
+
+@njit(**HOT)
+def race_bg_prob(gb, side, binom, os_, rbg, dummy):
+    """gnubg's raceBGprob: P(``side`` wins a backgammon) in a race (float32). The bear-off
+    arrays come one by one (binomials, one-sided distributions, race-backgammon table):
+    passing the whole tuple of tables cost 0.05 us a race position in reference counting."""
+    men_home = 0
+    for i in range(6):
+        men_home += gb[side, i]
+    pips_op = 0
+    for i in range(22, 17, -1):
+        pips_op += gb[1 - side, i] * (i - 17)
+    if pips_op == 0:
+        return np.float32(0.0)
+    lhs = _cdiv(men_home + 3, 4) - (1 if side == 1 else 0)
+    if not lhs <= _cdiv(pips_op + 2, 3):
+        return np.float32(0.0)
+    for i in range(25):
+        dummy[side, i] = gb[side, i]
+        dummy[1 - side, i] = 0
+    for i in range(6):
+        dummy[1 - side, i] = gb[1 - side, 18 + i]
+    tot = 0
+    for i in range(5):
+        tot += dummy[1 - side, i]
+    if tot <= 6:
+        zone = bearoff_index(dummy[1 - side], binom)
+        k = bearoff_index(gb[side], binom)
+        p = np.float32(0.0)
+        scale = np.uint64(36) if side == 0 else np.uint64(1)
+        for j in range(1 - side, _bo.RBG_ROLLS):
+            s = np.uint64(0)
+            scale *= np.uint64(36)
+            for i in range(1, j + side + 1):
+                s += np.uint64(os_[k, i])
+            p += np.float32(rbg[zone, j]) / np.float32(scale) * np.float32(s)
+        return np.float32(np.float64(p) / 65535.0)
+    # More than six checkers to save: the escape as a one-sided bear-off race.
+    n_opp = bearoff_index(dummy[0], binom)
+    n = bearoff_index(dummy[1], binom)
+    win = np.float32(_one_sided_win(n, n_opp, os_))
+    return win if side == 1 else np.float32(np.float64(1.0) - win)
+
+
+@njit(**HOT)
+def _cdiv(a, b):
+    """C integer division (truncates toward zero)."""
+    q = abs(a) // b
+    return q if a >= 0 else -q
+
+
+@njit(**HOT)
+def race_improvement(gb, out, bo, dummy):
+    """gnubg's raceImprovement: exact race backgammons, certain gammons."""
+    _race_improvement(gb, out, bo[0], bo[1], bo[4], dummy)
+
+
+@njit(**HOT)
+def _race_improvement(gb, out, binom, os_, rbg, dummy):
+    """gnubg's raceImprovement: exact race backgammons, certain gammons."""
+    men0 = 0
+    men1 = 0
+    for i in range(22, -1, -1):
+        men0 += gb[0, i]
+        men1 += gb[1, i]
+    g_possible = men0 == CHECKERS       # the side on roll can win a gammon
+    og_possible = men1 == CHECKERS      # ... or lose one
+    bg_possible = False
+    obg_possible = False
+    if og_possible:
+        for i in range(23, 17, -1):
+            if gb[1, i] > 0:
+                obg_possible = True
+                break
+    if g_possible:
+        for i in range(23, 17, -1):
+            if gb[0, i] > 0:
+                bg_possible = True
+                break
+    if bg_possible or obg_possible:
+        side = 1 if bg_possible else 0
+        pr = race_bg_prob(gb, side, binom, os_, rbg, dummy)
+        if pr > 0.0:
+            if side == 1:
+                out[OUT_WBG] = pr
+                if np.float32(out[OUT_WG]) < np.float32(out[OUT_WBG]):
+                    out[OUT_WG] = out[OUT_WBG]
+            else:
+                out[OUT_LBG] = pr
+                if np.float32(out[OUT_LG]) < np.float32(out[OUT_LBG]):
+                    out[OUT_LG] = out[OUT_LBG]
+        else:
+            if side == 1:
+                out[OUT_WBG] = 0.0
+            else:
+                out[OUT_LBG] = 0.0
+    if g_possible or og_possible:
+        side = 1 if g_possible else 0
+        tot_pip = 0
+        for i in range(23):
+            tot_pip += (i + 1) * gb[side, i]
+        n_cross = 0
+        for k in range(3, 0, -1):
+            p = 6 * k + 5
+            for i in range(6):
+                n_cross += k * gb[1 - side, p - i]
+        saver_at_most = 1 + n_cross // 4
+        men = men1 if side else men0
+        op_at_least = max((men + 1) // 2, (tot_pip + 2) // 3)
+        if op_at_least < saver_at_most + side:
+            out[OUT_WG if side else OUT_LG] = 1.0
+            out[OUT_WIN] = 1.0 if side else 0.0
+
+
+@njit(**HOT)
+def _loser_kind(gb, loser):
+    """(gammon, backgammon) as 0/1 for ``loser`` (gnubg row) of a finished game."""
+    c = 0
+    for i in range(25):
+        c += gb[loser, i]
+    if c <= 14:
+        return 0.0, 0.0        # he bore off a checker: a single game
+    for i in range(18, 25):
+        if gb[loser, i]:
+            return 1.0, 1.0    # still in the winner's home board or on the bar
+    return 1.0, 0.0
+
+
+@njit(**HOT)
+def _has_checkers(gb, side):
+    for i in range(25):
+        if gb[side, i]:
+            return True
+    return False
+
+
+@njit(**HOT)
+def eval_over(gb, out):
+    """gnubg's EvalOver: the game is finished (row 0 is the side not on roll)."""
+    if not _has_checkers(gb, 0):          # the side not on roll bore off all: roller lost
+        g, bg = _loser_kind(gb, 1)
+        out[OUT_WIN] = 0.0
+        out[OUT_WG] = 0.0
+        out[OUT_WBG] = 0.0
+        out[OUT_LG] = g
+        out[OUT_LBG] = bg
+    elif not _has_checkers(gb, 1):        # the roller bore off all
+        g, bg = _loser_kind(gb, 0)
+        out[OUT_WIN] = 1.0
+        out[OUT_WG] = g
+        out[OUT_WBG] = bg
+        out[OUT_LG] = 0.0
+        out[OUT_LBG] = 0.0
+
+
+@njit(**HOT)
+def sanity_check(gb, out):
+    """gnubg's SanityCheck, in float32 as gnubg."""
+    ac0 = 0
+    ac1 = 0
+    back0 = 0
+    back1 = 0
+    for i in range(25):
+        if gb[0, i]:
+            back0 = i
+            ac0 += gb[0, i]
+        if gb[1, i]:
+            back1 = i
+            ac1 += gb[1, i]
+    contact = back0 + back1 >= 24
+    if ac0 < CHECKERS:
+        out[OUT_WG] = 0.0
+        out[OUT_WBG] = 0.0
+    elif not contact and back0 < 18:
+        out[OUT_WBG] = 0.0
+    if ac1 < CHECKERS:
+        out[OUT_LG] = 0.0
+        out[OUT_LBG] = 0.0
+    elif not contact and back1 < 18:
+        out[OUT_LBG] = 0.0
+    if out[OUT_WIN] < 0.0:
+        out[OUT_WIN] = 0.0
+    elif out[OUT_WIN] > 1.0:
+        out[OUT_WIN] = 1.0
+    if out[OUT_WG] > out[OUT_WIN]:
+        out[OUT_WG] = out[OUT_WIN]
+    lose = np.float32(1.0 - out[OUT_WIN])
+    if out[OUT_LG] > lose:
+        out[OUT_LG] = lose
+    if out[OUT_WBG] > out[OUT_WG]:
+        out[OUT_WBG] = out[OUT_WG]
+    if out[OUT_LBG] > out[OUT_LG]:
+        out[OUT_LBG] = out[OUT_LG]
+    noise = np.float32(1 / 10000.0)
+    for i in range(1, 5):
+        if out[i] < noise:
+            out[i] = 0.0
+
+
+# Positions evaluated per call of :func:`evaluate_rows` (results kept in the scratch).
+ROWS_PER_CALL = 256
+
+
+@njit(cache=True)
+def new_scratch():
+    """Per-thread scratch: (inputs f32[250], hit[39], roll pips[21], roll checkers[21],
+    hidden f32[256], outputs f32[5], gnubg board [2, 25], dummy board [2, 25],
+    non-zero input indices [250], then for :func:`evaluate_rows`: hidden units of up to
+    LANES positions a net, a row each f32[3, LANES, 128], their row numbers [3, LANES],
+    how many wait [3], output sums f32[5, LANES], results f32[ROWS_PER_CALL, 5], classes
+    [ROWS_PER_CALL])."""
+    return (np.zeros(MAX_INPUTS, np.float32), np.zeros(39, np.int64), np.zeros(21, np.int64),
+            np.zeros(21, np.int64), np.zeros(256, np.float32), np.zeros(N_OUT, np.float32),
+            np.zeros((2, 25), np.int64), np.zeros((2, 25), np.int64),
+            np.zeros(MAX_INPUTS, np.int64),
+            np.zeros((N_NETS, _simd.LANES, _simd.FAST_HIDDEN), np.float32),
+            np.zeros((N_NETS, _simd.LANES), np.int64), np.zeros(N_NETS, np.int64),
+            np.zeros((N_OUT, _simd.LANES), np.float32),
+            np.zeros((ROWS_PER_CALL, N_OUT), np.float32), np.zeros(ROWS_PER_CALL, np.int64))
+
+
+@njit(**HOT)
+def evaluate_gb(gb, net, bo, scr):
+    """0-ply probabilities of gnubg board ``gb`` into scr[5] (float32); returns the class."""
+    inp, hidden, out, dummy = scr[0], scr[4], scr[5], scr[7]
+    pc = classify(gb, bo[0])
+    ifuncs = net[7]
+    if pc == C_OVER:
+        for i in range(N_OUT):
+            out[i] = 0.0
+        eval_over(gb, out)
+    elif pc == C_BEAROFF2:
+        eval_bearoff2(gb, bo, out)
+    elif pc == C_BEAROFF1:
+        eval_bearoff1(gb, bo, out)
+    elif pc == C_RACE:
+        n_nz = net_inputs(ifuncs[NET_RACE], gb, inp, scr)
+        forward(net, NET_RACE, inp, scr[8], n_nz, hidden, out)
+        race_improvement(gb, out, bo, dummy)
+    else:
+        k = _net_of(pc, net[5])
+        n_nz = net_inputs(ifuncs[k], gb, inp, scr)
+        forward(net, k, inp, scr[8], n_nz, hidden, out)
+    sanity_check(gb, out)
+    return pc
+
+
+@njit(**HOT)
+def _load_gb(rows, i, swapped, gb):
+    if swapped:
+        to_gnubg_swapped(rows[i], gb)
+    else:
+        to_gnubg(rows[i], gb)
+
+
+@njit(**HOT)
+def _net_of(pc, n_in):
+    if pc == C_RACE:
+        return NET_RACE
+    if pc == C_CRASHED and n_in[NET_CRASHED] > 0:
+        return NET_CRASHED
+    return NET_CONTACT
+
+
+@njit(**HOT)
+def _flush(k, rows, start, swapped, net, bo, scr):
+    """Finish the positions waiting for net ``k``: their output sums side by side, then
+    each one's output sigmoids, race refinements and sanity check, into the results."""
+    out, gb, dummy = scr[5], scr[6], scr[7]
+    ht, slot, fill, rsum, res = scr[9], scr[10], scr[11], scr[12], scr[13]
+    binom, os_, rbg = bo[0], bo[1], bo[4]
+    _simd.outputs_rows(ht[k], net[2][k], net[3][k], rsum)
+    # The output sigmoids of the whole block as vectors: :func:`sigmoid` of each sum.
+    _simd.sigmoid_rows(rsum, -net[4][k, 1], SIG_E, SIG_LO, SIG_HI)
+    for s in range(fill[k]):
+        r = slot[k, s]
+        for o in range(N_OUT):
+            out[o] = rsum[o, s]
+        _load_gb(rows, start + r, swapped, gb)
+        if k == NET_RACE:
+            _race_improvement(gb, out, binom, os_, rbg, dummy)
+        sanity_check(gb, out)
+        for o in range(N_OUT):
+            res[r, o] = out[o]
+    fill[k] = 0
+
+
+@njit(**HOT)
+def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
+    """0-ply probabilities of rows[start:stop] (interchange boards; at most ROWS_PER_CALL)
+    into scr[13][:stop - start] (float32 (.., 5)), classes into scr[14]; seen from the side
+    on roll, or with ``swapped`` from the other side (the candidates of a move, evaluated
+    with the opponent on roll, as :func:`mover_score`).
+
+    The same numbers as :func:`evaluate_gb` one by one, but the output sums of LANES
+    positions of one net run side by side in the lanes of a vector (the sums of one
+    position are chains of 128 dependent adds, in gnubg's order; alone they leave the
+    adder idle: 0.32 -> 0.07 us a contact position, measured, one thread). Each
+    position's hidden units are stored as a row and the block is transposed in registers
+    (:func:`fastbg.evaluators.simd.outputs_rows`), not scattered into lanes unit by unit.
+    """
+    inp, hidden = scr[0], scr[4]
+    out, gb, nz = scr[5], scr[6], scr[8]
+    ht, slot, fill, res, cls = scr[9], scr[10], scr[11], scr[13], scr[14]
+    w1, b1, beta, n_in, n_hid, ifuncs = net[0], net[1], net[4], net[5], net[6], net[7]
+    binom = bo[0]
+    h = hidden[:_simd.FAST_HIDDEN]
+    for k in range(N_NETS):
+        fill[k] = 0
+    for i in range(start, stop):
+        r = i - start
+        _load_gb(rows, i, swapped, gb)
+        pc = classify(gb, binom)
+        cls[r] = pc
+        k = _net_of(pc, n_in)
+        if pc > C_BEAROFF1 and n_hid[k] == _simd.FAST_HIDDEN:
+            n_nz = inputs_into(ifuncs[k], gb, inp, nz)
+            _simd.hidden_sums(w1[k], b1[k], inp, nz, n_nz, h)
+            _simd.sigmoids_to_row(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
+            slot[k, fill[k]] = r
+            fill[k] += 1
+            if fill[k] == _simd.LANES:
+                _flush(k, rows, start, swapped, net, bo, scr)
+        else:
+            evaluate_gb(gb, net, bo, scr)
+            for o in range(N_OUT):
+                res[r, o] = out[o]
+    for k in range(N_NETS):
+        if fill[k]:
+            _flush(k, rows, start, swapped, net, bo, scr)
+
+
+@njit(**HOT)
+def evaluate_board(b, net, bo, scr, probs):
+    """Probabilities (float64[5]) of interchange board ``b`` for the player on roll."""
+    gb = scr[6]
+    to_gnubg(b, gb)
+    pc = evaluate_gb(gb, net, bo, scr)
+    out = scr[5]
+    for i in range(N_OUT):
+        probs[i] = out[i]
+    return pc
+
+
+@njit(parallel=True, cache=True)
+def probabilities_batch(boards, net, bo, n_tasks, probs, classes):
+    """probs (n, 5) float64 and classes (n,) int8 of interchange boards (n, 26)."""
+    n = boards.shape[0]
+    for t in prange(n_tasks):
+        scr = new_scratch()
+        res, cls = scr[13], scr[14]
+        lo = t * n // n_tasks
+        hi = (t + 1) * n // n_tasks
+        for b0 in range(lo, hi, ROWS_PER_CALL):
+            b1 = min(hi, b0 + ROWS_PER_CALL)
+            evaluate_rows(boards, b0, b1, False, net, bo, scr)
+            for g in range(b0, b1):
+                classes[g] = cls[g - b0]
+                for o in range(N_OUT):
+                    probs[g, o] = res[g - b0, o]
+
+
+@njit(**HOT)
+def _mover_equity(out):
+    """The mover's cubeless money equity from the opponent's probabilities ``out``, in
+    float32 as gnubg's ``InvertEvaluation`` + ``Utility``."""
+    one = np.float32(1.0)
+    win = one - out[OUT_WIN]
+    wg = out[OUT_LG]
+    wbg = out[OUT_LBG]
+    lg = out[OUT_WG]
+    lbg = out[OUT_WBG]
+    return np.float32(np.float64(win) * 2.0 - 1.0 + wg + wbg - lg - lbg)
+
+
+@njit(**HOT)
+def mover_score(cand, net, bo, scr):
+    """gnubg's 0-ply score of a result ``cand`` (seen from the mover): the mover's cubeless
+    money equity after the opponent's probabilities are inverted."""
+    gb = scr[6]
+    to_gnubg_swapped(cand, gb)
+    evaluate_gb(gb, net, bo, scr)
+    return _mover_equity(scr[5])
+
+
+@njit(**HOT)
+def scores(cands, k, net, bo, scr, out):
+    """out[i] = :func:`mover_score` of cands[i] for i < k (evaluated in blocks by
+    :func:`evaluate_rows`)."""
+    res = scr[13]
+    for b0 in range(0, k, ROWS_PER_CALL):
+        b1 = min(k, b0 + ROWS_PER_CALL)
+        evaluate_rows(cands, b0, b1, True, net, bo, scr)
+        for i in range(b0, b1):
+            out[i] = _mover_equity(res[i - b0])
+
+
+@njit(parallel=True, cache=True)
+def scores_batch(cands, net, bo, n_tasks, out):
+    """out[i] = :func:`mover_score` of cands[i] (m, 26), in parallel tasks."""
+    m = cands.shape[0]
+    for t in prange(n_tasks):
+        scr = new_scratch()
+        res = scr[13]
+        lo = t * m // n_tasks
+        hi = (t + 1) * m // n_tasks
+        for b0 in range(lo, hi, ROWS_PER_CALL):
+            b1 = min(hi, b0 + ROWS_PER_CALL)
+            evaluate_rows(cands, b0, b1, True, net, bo, scr)
+            for i in range(b0, b1):
+                out[i] = _mover_equity(res[i - b0])

@@ -1,0 +1,510 @@
+"""Rollouts: a position's value estimated by playing it out many times.
+
+A trial is one game from ``position`` with the player on roll (player 0) to roll first,
+both sides played by the same bot. Trial k uses the dice of game k of the seed, so a
+rollout is reproducible exactly, for any thread count and when resumed (see ``out``).
+
+* Quasi-random dice (``rotate=True``): the first two rolls are stratified: every aligned
+  block of 36 trials has each first roll once and every aligned block of 1,296 trials
+  every pair of first two rolls once; later rolls stay counter-based random.
+* Truncation after ``truncate`` plies: the position reached is scored by ``evaluator``.
+* Variance reduction (``variance_reduction=True``, reference/rollouts.md section 5): before
+  each move the evaluator's mean over the 36 rolls of the positions the bot would reach
+  is compared with the position it reaches with the roll that came; the difference (the
+  luck of that roll) is added to the trial's result, which removes most of the dice luck
+  and keeps the estimate unbiased up to the evaluator's consistency.
+* Cubeful equity with ``rules``: the same trials (same dice) are played again with the
+  cube under the rules and cube strategies; money equity per unit of the initial cube, or
+  the match-winning chance at the score.
+"""
+import hashlib
+import json
+import math
+import os
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from fastbg.sim import games as _sim
+from fastbg.sim import game_kernels as _play
+from fastbg.position.board import validate
+from fastbg.constants import BOARD_SIZE, ROLLS
+from fastbg.position.ids import board_from_position_id, parse_xgid
+from fastbg.position.moves import _batch as _legal_moves_batch
+from fastbg.parallel import threads as _threads
+
+OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+DEFAULT_CHUNK = 1296
+_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0   # the 21 rolls
+
+
+@dataclass
+class RolloutResult:
+    """The estimates of a rollout, for the player on roll.
+
+    probabilities : the five cubeless probabilities (win, win gammon, win backgammon,
+                    lose gammon, lose backgammon; gammons include backgammons)
+    equity        : cubeless money equity (points per game, gammons 2, backgammons 3)
+    cubeful       : with rules: money equity per unit of the initial cube, or the
+                    match-winning chance at the score; else None
+    *_se          : standard errors of the mean; ``ci95()`` gives 95% intervals
+    """
+    trials: int
+    probabilities: list
+    probabilities_se: list
+    equity: float
+    equity_se: float
+    cubeful: object = None
+    cubeful_se: object = None
+    settings: dict = field(default_factory=dict)
+    partial: bool = False
+
+    def ci95(self):
+        """95% intervals (mean +- 1.96 standard errors) of every estimate."""
+        def iv(m, se):
+            return [m - 1.96 * se, m + 1.96 * se]
+        out = {name: iv(m, se) for name, m, se in
+               zip(OUTPUTS, self.probabilities, self.probabilities_se)}
+        out["equity"] = iv(self.equity, self.equity_se)
+        if self.cubeful is not None:
+            out["cubeful"] = iv(self.cubeful, self.cubeful_se)
+        return out
+
+    def to_dict(self):
+        d = asdict(self)
+        d["ci95"] = self.ci95()
+        return d
+
+    def table(self):
+        p, se = self.probabilities, self.probabilities_se
+        rows = [
+            f"trials     {self.trials:,}" + ("  (partial: interrupted)" if self.partial else ""),
+            "           " + "  ".join(f"{h:>7}" for h in ("win", "w-g", "w-bg", "l-g", "l-bg")),
+            "estimate   " + "  ".join(f"{v:7.4f}" for v in p),
+            "std err    " + "  ".join(f"{v:7.4f}" for v in se),
+            f"cubeless equity  {self.equity:+.4f} +- {1.96 * self.equity_se:.4f} (95%)",
+        ]
+        if self.cubeful is not None:
+            label = "match-winning chance" if self.settings.get("match") else "cubeful equity"
+            rows.append(f"{label:16} {self.cubeful:+.4f} +- {1.96 * self.cubeful_se:.4f} (95%)")
+        return "\n".join(rows)
+
+    def __str__(self):
+        return self.table()
+
+
+def _parse_position(position):
+    """(board, xgid info or None) from a board, a Position ID or an XGID."""
+    if isinstance(position, str):
+        text = position.strip()
+        if text.upper().startswith("XGID=") or ":" in text:
+            return parse_xgid(text)
+        return board_from_position_id(text), None
+    b = validate(position)
+    if b.ndim != 1:
+        raise ValueError("rollout takes one position of shape (26,)")
+    return b.copy(), None
+
+
+def _cube_state(info, rules):
+    """(initial cube value, owner 0/1 or None, score, crawford game) for the cubeful run."""
+    if info is None:
+        return 1, None, ((0, 0) if rules is not None and rules.is_match else None), False
+    if info.dice is not None or info.double_offered or info.beavered or info.raccooned:
+        raise ValueError("rollout takes a position with the player on roll still to roll: "
+                         "this XGID has dice rolled or a double pending")
+    owner = {"on_roll": 0, "opponent": 1, None: None}[info.cube_owner_relative]
+    score = None
+    crawford = False
+    if rules is not None and not rules.is_match and info.match_length:
+        raise ValueError(f"the XGID is a {info.match_length}-point match but rules are "
+                         "MoneyRules: pass MatchRules")
+    if rules is not None and rules.is_match:
+        if info.match_length != rules.length:
+            raise ValueError(f"the XGID is a {info.match_length or 'money'} game but rules "
+                             f"play a {rules.length}-point match")
+        on_roll_bottom = info.turn == "bottom"
+        me, opp = ((info.score_bottom, info.score_top) if on_roll_bottom
+                   else (info.score_top, info.score_bottom))
+        score = (me, opp)
+        crawford = bool(info.crawford)
+    return info.cube_value, owner, score, crawford
+
+
+def rollout(position, trials=1296, bot="pubeval", seed=0, rules=None, truncate=None,
+            rotate=True, variance_reduction=False, evaluator=None, cube=("race", "race"),
+            threads=None, progress=False, out=None, resume=False, chunk_size=DEFAULT_CHUNK):
+    """Roll ``position`` out ``trials`` times and return a :class:`RolloutResult`.
+
+    position  : a board (player on roll, not yet rolled), a gnubg Position ID, or an XGID
+                (whose cube and score are used for the cubeful part).
+    bot       : the bot playing both sides (name or plug-in, see :func:`fastbg.play`).
+    rules     : None (cubeless only), MoneyRules or MatchRules: adds the cubeful estimate,
+                played with the two ``cube`` strategies.
+    truncate  : stop trials after this many plies and score them with ``evaluator``.
+    evaluator : probabilities for the player on roll, ``f(boards (m, 26)) -> (m, 5)``, or
+                ``"race"`` / ``"gnubg"`` (the numba port of GNU Backgammon's nets) /
+                ``"gnubg-nn"``; needed for truncation and variance reduction.
+    out       : a file to append results to as chunks finish (JSON lines); with
+                ``resume=True`` chunks already in it are not played again, and the result is
+                bit-identical to an uninterrupted run.
+
+    >>> import fastbg
+    >>> r = fastbg.rollout("4HPwATDgc/ABMA", trials=1296, seed=1)
+    >>> abs(r.equity) < 0.25 and r.trials == 1296
+    True
+    """
+    board, info = _parse_position(position)
+    trials = _sim._check_int("trials", trials, 1)
+    chunk_size = _sim._check_int("chunk_size", chunk_size, 1)
+    if (truncate is not None or variance_reduction) and evaluator is None:
+        raise ValueError("truncation and variance reduction need an evaluator "
+                         "(evaluator='race', 'gnubg' or a function boards -> probabilities)")
+    evaluate = _resolve_evaluator(evaluator)
+    value, owner, score, crawford = _cube_state(info, rules)
+    # "reroll": ply 0 takes the counter-based roll of the trial (there is no opening throw).
+    cubeless = _sim._make_setup((bot, bot), seed, threads, (board, 0), "reroll", False, None,
+                                None, truncate=truncate, rotate=rotate)
+    cubeful = None
+    if rules is not None:
+        cubeful = _sim._make_setup((bot, bot), seed, threads, (board, 0), "reroll", False,
+                                   rules, cube, score, crawford, truncate=truncate,
+                                   rotate=rotate, cube_state=(value, owner))
+    settings = {
+        "position": _describe(position, board), "trials": trials, "bot": cubeless.names[0],
+        "seed": int(cubeless.seed), "rules": repr(rules), "cube": list(map(str, cube)),
+        "truncate": truncate, "rotate": bool(rotate),
+        "variance_reduction": bool(variance_reduction), "evaluator": _name(evaluator),
+        "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),
+        "initial_cube": value,
+    }
+    store = _Store(out, settings, resume)
+    bar = _sim._progress_bar(trials, progress, cubeless.names, "trial",
+                             desc=f"rollout with {cubeless.names[0]}")
+    partial = False
+    try:
+        for lo in range(0, trials, chunk_size):
+            hi = min(trials, lo + chunk_size)
+            if store.has(lo):
+                if bar is not None:
+                    bar.update(hi - lo)
+                continue
+            sums = _chunk(cubeless, cubeful, lo, hi, evaluate, variance_reduction, rules,
+                          score, value, board)
+            store.add(lo, hi, sums)
+            if bar is not None:
+                bar.update(hi - lo)
+    except KeyboardInterrupt:
+        partial = True
+    finally:
+        if bar is not None:
+            bar.close()
+    return _result(store.chunks, settings, partial)
+
+
+def _describe(position, board):
+    from fastbg.position.ids import position_id
+    return position if isinstance(position, str) else position_id(board)
+
+
+def _name(evaluator):
+    if evaluator is None or isinstance(evaluator, str):
+        return evaluator
+    return getattr(evaluator, "__name__", type(evaluator).__name__)
+
+
+def _resolve_evaluator(evaluator):
+    if evaluator is None:
+        return None
+    if isinstance(evaluator, str):
+        key = evaluator.strip().lower()
+        if key == "race":
+            from fastbg.evaluators.race import race_evaluator
+            return race_evaluator()
+        if key == "gnubg":
+            from fastbg.evaluators.nets import gnubg_net
+            return gnubg_net()               # GNU Backgammon's nets in numba, batched
+        if key == "gnubg-nn":
+            from fastbg.evaluators.gnubg_nn import probabilities
+            return probabilities             # gnubg-nn itself, one call per position
+        raise ValueError(f"unknown evaluator {evaluator!r}: 'race', 'gnubg', 'gnubg-nn' "
+                         "or a function")
+    if not callable(evaluator):
+        raise TypeError("evaluator must be a function boards (m, 26) -> probabilities (m, 5)")
+    return evaluator
+
+
+def _probabilities(evaluate, boards):
+    """The evaluator's (m, 5) probabilities, checked."""
+    if boards.shape[0] == 0:
+        return np.zeros((0, 5))
+    p = np.asarray(evaluate(boards), dtype=np.float64)
+    if p.shape != (boards.shape[0], 5):
+        raise ValueError(f"the evaluator returned shape {p.shape} for {boards.shape[0]} "
+                         "positions; it must return (m, 5) probabilities")
+    if not np.all(np.isfinite(p)):
+        raise ValueError("the evaluator returned a non-finite probability")
+    return p
+
+
+def swap_view(p):
+    """Probabilities of the other player: (1 - w, lg, lbg, wg, wbg)."""
+    q = np.empty_like(p)
+    q[..., 0] = 1.0 - p[..., 0]
+    q[..., 1] = p[..., 3]
+    q[..., 2] = p[..., 4]
+    q[..., 3] = p[..., 1]
+    q[..., 4] = p[..., 2]
+    return q
+
+
+def swap_diff(d):
+    """A difference of probability vectors seen by the other player (no constant term)."""
+    return d[..., [0, 3, 4, 1, 2]] * np.array([-1.0, 1, 1, 1, 1])
+
+
+def _outcome_probs(winner, kind):
+    """Indicator probabilities (player 0's view) of finished games."""
+    p = np.zeros((winner.shape[0], 5))
+    won = winner == 0
+    p[won, 0] = 1.0
+    p[won, 1] = kind[won] >= 2
+    p[won, 2] = kind[won] == 3
+    lost = ~won
+    p[lost, 3] = kind[lost] >= 2
+    p[lost, 4] = kind[lost] == 3
+    return p
+
+
+def equity_of(p):
+    """Cubeless money equity of probabilities ``p`` (..., 5)."""
+    return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
+
+
+def _chunk(cubeless, cubeful, lo, hi, evaluate, vr, rules, score, value, board):
+    """Per-trial values of trials lo..hi-1, summed: {name: [sum, sum of squares]}."""
+    if vr:
+        probs = _vr_trials(cubeless, lo, hi, evaluate)
+    else:
+        outcome, _, final, _ = _sim.run_games(cubeless, hi - lo, lo, chunk_size=hi - lo,
+                                              keep_final=True)
+        probs = _trial_probs(outcome, final, evaluate)
+    values = {name: probs[:, i] for i, name in enumerate(OUTPUTS)}
+    values["equity"] = equity_of(probs)
+    if cubeful is not None:
+        values["cubeful"] = _cubeful_values(cubeful, lo, hi, evaluate, rules, score, value)
+    return {k: [math.fsum(v), math.fsum(v * v)] for k, v in values.items()}
+
+
+def _trial_probs(outcome, final, evaluate):
+    """Player 0's probabilities per trial: indicators, or the evaluator at truncation."""
+    probs = _outcome_probs(outcome[:, 0], outcome[:, 1])
+    cut = np.flatnonzero(outcome[:, 1] == 0)
+    if cut.size:
+        p = _probabilities(evaluate, np.ascontiguousarray(final[cut]))
+        p0 = np.where((outcome[cut, 0] == 0)[:, None], p, swap_view(p))
+        probs[cut] = p0
+    return probs
+
+
+def _cubeful_values(st, lo, hi, evaluate, rules, score, value):
+    """Per-trial cubeful values: money points per unit of the initial cube, or player 0's
+    match-winning chance after the game. A truncated trial counts the evaluator's outcome
+    probabilities at the cube value reached."""
+    outcome, cube_out, final, _ = _sim.run_games(st, hi - lo, lo, chunk_size=hi - lo,
+                                                 keep_final=True)
+    pts = np.where(outcome[:, 0] == 0, cube_out[:, 2], -cube_out[:, 2]).astype(np.int64)
+    cut = np.flatnonzero((outcome[:, 1] == 0) & (cube_out[:, 1] == 0))
+    p_cut = None
+    if cut.size:
+        p = _probabilities(evaluate, np.ascontiguousarray(final[cut]))
+        p_cut = np.where((outcome[cut, 0] == 0)[:, None], p, swap_view(p))   # player 0
+    if not rules.is_match:
+        out = pts.astype(np.float64)
+        if cut.size:
+            out[cut] = equity_of(p_cut) * cube_out[cut, 0]
+        return out / value
+    from fastbg.cube.met import mwc_after
+    a0, a1 = rules.length - score[0], rules.length - score[1]
+    out = np.array([mwc_after(a0, a1, int(x)) if x else 0.0 for x in pts])
+    for row, i in enumerate(cut):
+        v = int(cube_out[i, 0])
+        w, wg, wbg, lg, lbg = p_cut[row]
+        out[i] = ((w - wg) * mwc_after(a0, a1, v) + (wg - wbg) * mwc_after(a0, a1, 2 * v)
+                  + wbg * mwc_after(a0, a1, 3 * v) + (1 - w - lg) * mwc_after(a0, a1, -v)
+                  + (lg - lbg) * mwc_after(a0, a1, -2 * v) + lbg * mwc_after(a0, a1, -3 * v))
+    return out
+
+
+def _vr_trials(st, lo, hi, evaluate):
+    """Cubeless trials with luck adjustment, played in lock-step (player 0's view)."""
+    if st.lockstep or any(b is not None for b in st.bots[3:]):
+        raise ValueError("variance reduction supports the built-in bots")
+    n = hi - lo
+    seed, game0 = st.seed, np.int64(lo)
+    boards = np.repeat(st.start_board[None, :], n, axis=0)
+    side = np.zeros(n, np.int8)
+    ply = np.zeros(n, np.int64)
+    alive = np.ones(n, np.bool_)
+    result = np.zeros((n, 5))
+    corr = np.zeros((n, 5))
+    truncate = st.gcfg[_play.G_TRUNCATE]
+    policy = int(st.bots[0][0])
+    rolls = np.asarray(ROLLS, np.int64)
+    with _threads(st.n_threads):
+        while True:
+            live = np.flatnonzero(alive)
+            if truncate >= 0 and live.size:
+                cut = live[ply[live] >= truncate]
+                if cut.size:
+                    p = _probabilities(evaluate, np.ascontiguousarray(boards[cut]))
+                    result[cut] = np.where((side[cut] == 0)[:, None], p, swap_view(p))
+                    alive[cut] = False
+                    live = np.flatnonzero(alive)
+            if live.size == 0:
+                break
+            m = live.size
+            # Every roll: the bot's choice and its value for the mover.
+            b21 = np.repeat(boards[live], len(rolls), axis=0)
+            d21 = np.tile(rolls, (m, 1))
+            res, off = _legal_moves_batch(b21, d21, st.n_threads)
+            games21 = np.repeat(live, len(rolls))
+            choice = np.zeros(m * len(rolls), np.int64)
+            _play.choose_segments(policy, seed, game0, games21, ply, b21, res, off,
+                                  st.bots[1], st.bots[2], choice)
+            chosen = res[off[:-1] + choice]
+            v_mover = _mover_values(chosen, evaluate)                  # (m * 21, 5)
+            v_mover = v_mover.reshape(m, len(rolls), 5)
+            expected = np.einsum("r,mrk->mk", _WEIGHTS, v_mover)
+            # The roll that came, and the luck it brought.
+            dice = np.zeros((m, 2), np.int64)
+            d1 = np.zeros(n, np.int64)
+            d2 = np.zeros(n, np.int64)
+            _play.lockstep_dice(seed, game0, live, ply, d1, d2, st.gcfg, st.rot, dice)
+            r_idx = _roll_index(dice)
+            actual = v_mover[np.arange(m), r_idx]
+            luck = expected - actual                                    # mover's view
+            mover0 = side[live] == 0
+            corr[live] += np.where(mover0[:, None], luck, swap_diff(luck))
+            # Play the move of the roll that came.
+            new = chosen.reshape(m, len(rolls), BOARD_SIZE)[np.arange(m), r_idx]
+            boards[live] = new
+            ply[live] += 1
+            done = ~new[:, 1:].clip(0, None).any(axis=1)      # the mover bore off all 15
+            if done.any():
+                g = live[done]
+                kind = _win_kinds(new[done])
+                won0 = side[g] == 0
+                result[g] = _outcome_probs(np.where(won0, 0, 1), kind)
+                alive[g] = False
+            rest = live[~done]
+            boards[rest] = -boards[rest][:, ::-1]
+            side[rest] ^= 1
+    return result + corr
+
+
+def _mover_values(chosen, evaluate):
+    """Probabilities for the player who just moved, of each chosen result."""
+    m = chosen.shape[0]
+    finished = ~chosen[:, 1:].clip(0, None).any(axis=1)
+    v = np.zeros((m, 5))
+    if finished.any():
+        kind = _win_kinds(chosen[finished])
+        v[finished] = _outcome_probs(np.zeros(kind.shape[0], np.int64), kind)
+    rest = np.flatnonzero(~finished)
+    if rest.size:
+        flipped = np.ascontiguousarray(-chosen[rest][:, ::-1])
+        v[rest] = swap_view(_probabilities(evaluate, flipped))
+    return v
+
+
+def _win_kinds(boards):
+    return np.array([_play.win_kind(b) for b in boards], np.int64)
+
+
+def _roll_index(dice):
+    """Index into ROLLS (higher die first) of each (d1, d2)."""
+    hi = np.maximum(dice[:, 0], dice[:, 1])
+    lo = np.minimum(dice[:, 0], dice[:, 1])
+    lookup = {(int(a), int(b)): i for i, (a, b) in enumerate(ROLLS)}
+    return np.array([lookup[(int(a), int(b))] for a, b in zip(hi, lo)], np.int64)
+
+
+class _Store:
+    """Chunk sums kept in memory and, with ``path``, appended to a JSON-lines file."""
+
+    def __init__(self, path, settings, resume):
+        self.path = path
+        self.chunks = {}
+        self.settings = settings
+        if path is None:
+            return
+        if resume and os.path.exists(path):
+            self._load(path)
+        else:
+            with open(path, "w") as f:
+                f.write(json.dumps({"header": settings}) + "\n")
+
+    def _load(self, path):
+        with open(path) as f:
+            lines = f.read().split("\n")
+        try:
+            header = json.loads(lines[0])["header"]
+        except (ValueError, KeyError, IndexError):
+            raise ValueError(f"{path} is not a fastbg rollout file") from None
+        if header != self.settings:
+            diff = sorted(k for k in set(header) | set(self.settings)
+                          if header.get(k) != self.settings.get(k))
+            raise ValueError(f"cannot resume {path}: it was started with different settings "
+                             f"({', '.join(diff)})")
+        good = [lines[0]]
+        for line in lines[1:]:
+            try:
+                rec = json.loads(line)
+                self.chunks[rec["lo"]] = rec
+                good.append(line)
+            except (ValueError, KeyError):
+                break                  # a line cut short by a crash: that chunk is redone
+        with open(path, "w") as f:     # drop anything after the last whole line
+            f.write("\n".join(good) + "\n")
+
+    def has(self, lo):
+        return lo in self.chunks
+
+    def add(self, lo, hi, sums):
+        rec = {"lo": lo, "hi": hi, "sums": sums}
+        self.chunks[lo] = rec
+        if self.path is not None:
+            with open(self.path, "a") as f:
+                f.write(json.dumps(rec) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+
+
+def _result(chunks, settings, partial):
+    recs = [chunks[k] for k in sorted(chunks)]
+    n = sum(r["hi"] - r["lo"] for r in recs)
+    if n == 0:
+        raise KeyboardInterrupt
+    names = list(recs[0]["sums"])
+    total = {k: [math.fsum(r["sums"][k][0] for r in recs),
+                 math.fsum(r["sums"][k][1] for r in recs)] for k in names}
+
+    def stat(k):
+        s, s2 = total[k]
+        mean = s / n
+        var = max(0.0, (s2 - n * mean * mean) / (n - 1)) if n > 1 else 0.0
+        return mean, math.sqrt(var / n)
+
+    probs = [stat(k) for k in OUTPUTS]
+    eq = stat("equity")
+    cf = stat("cubeful") if "cubeful" in total else (None, None)
+    return RolloutResult(trials=n, probabilities=[m for m, _ in probs],
+                         probabilities_se=[s for _, s in probs], equity=eq[0], equity_se=eq[1],
+                         cubeful=cf[0], cubeful_se=cf[1], settings=settings,
+                         partial=partial or n < settings["trials"])
+
+
+def settings_digest(settings):
+    """A short digest of rollout settings (for file names)."""
+    return hashlib.sha1(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:10]

@@ -1,0 +1,158 @@
+"""Bots: who chooses the move. Built-in names and the two plug-in kinds.
+
+A bot is given the board before its move and the distinct legal results (still seen from
+the mover) and plays the result it scores highest (the first one on ties).
+
+* ``"random"``: uniform over the distinct legal results (counter-based random numbers).
+* ``"pubeval"``: Tesauro's public evaluator (1993, public domain), weights shipped as
+  package data (``fastbg/data/pubeval.json``).
+* ``"greedy"``: a hand-made heuristic (:func:`fastbg.sim.policy_kernels.greedy_score`):
+  hits, made points, borne-off checkers, minus exposed blots and pips left.
+* ``"gnubg"``: GNU Backgammon's 0-ply cubeless choice, its networks evaluated inside the
+  game kernel (:mod:`fastbg.evaluators.nets`; the weights come from the gnubg extra). A
+  :class:`fastbg.evaluators.nets.GnubgNet` (or its ``.bot()``) plays the same with other weights.
+  ``"gnubg-nn"`` is the same choice made by the gnubg-nn package, one Python call per
+  candidate (slow; kept for cross-checks).
+* :class:`ScorerBot`: a numba-jitted ``score(before, candidates, out)`` run inside the
+  game kernel (the fast path for your own policies).
+* :class:`EvaluatorBot`: a Python ``evaluate(positions) -> scores`` called once per
+  lock-step round for the candidates of all live games together (numpy or torch nets).
+"""
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from fastbg.sim import policy_kernels as _pol
+
+BUILTIN = {"random": _pol.RANDOM, "pubeval": _pol.PUBEVAL, "greedy": _pol.GREEDY,
+           "gnubg": _pol.GNUBG}
+
+
+@dataclass(frozen=True)
+class ScorerBot:
+    """A bot whose scoring function runs inside the numba game kernel.
+
+    ``score`` must be a numba ``@njit`` function ``score(before, candidates, out)``:
+    ``before`` int8[26] is the board before the move, ``candidates`` int8[k, 26] the
+    distinct legal results (mover's view) and ``out`` float64[k] receives one score each.
+    The result with the highest score is played; a NaN score stops the run with an error
+    naming the game. The kernel is compiled for each new function (a few seconds, once
+    per process; plug-ins are not cached on disk).
+
+    >>> import numba
+    >>> @numba.njit
+    ... def most_checkers_home(before, cands, out):
+    ...     for i in range(cands.shape[0]):
+    ...         out[i] = cands[i, 1:7].clip(0, 15).sum()
+    >>> bot = ScorerBot(most_checkers_home, name="home")
+    """
+    score: object
+    name: str = "scorer"
+
+    def __post_init__(self):
+        if not hasattr(self.score, "py_func"):
+            raise TypeError("ScorerBot needs a numba @njit function (score(before, candidates, out))")
+
+
+@dataclass(frozen=True)
+class EvaluatorBot:
+    """A bot backed by a Python function that scores many positions at once.
+
+    ``evaluate(positions)`` takes an int8 array (m, 26) of candidate results (each seen
+    from the player who just moved) and returns m scores (higher is better for that
+    player). fastbg plays all live games in lock-step and calls it once per round with
+    every candidate of every game where this bot is to move.
+    """
+    evaluate: object
+    name: str = "evaluator"
+
+    def __post_init__(self):
+        if not callable(self.evaluate):
+            raise TypeError("EvaluatorBot needs a callable evaluate(positions) -> scores")
+
+
+@lru_cache(maxsize=1)
+def pubeval_weights():
+    """pubeval's weights from the package data: ``{"race": [...122], "contact": [...122]}``."""
+    text = resources.files("fastbg").joinpath("data/pubeval.json").read_text()
+    data = json.loads(text)
+    return {"race": data["race"], "contact": data["contact"]}
+
+
+@lru_cache(maxsize=1)
+def pubeval_tables():
+    """pubeval folded into per-point lookup tables for the kernel (see policies.py)."""
+    w = pubeval_weights()
+    return _pol.pubeval_tables(w["race"], w["contact"])
+
+
+def resolve(bot):
+    """(policy code, plug-in function or None, evaluator or None, display name) of a bot."""
+    if isinstance(bot, str):
+        key = bot.strip().lower()
+        if key in BUILTIN:
+            return BUILTIN[key], None, None, key
+        extra = _extra_bot(key)
+        if extra is not None:
+            return resolve(extra)
+        raise ValueError(f"unknown bot {bot!r}; built-in bots: {', '.join(sorted(BUILTIN))} "
+                         "('gnubg' with the gnubg extra; 'gnubg-nn' for gnubg-nn's own "
+                         "choice), or a ScorerBot / EvaluatorBot")
+    net = _gnubg_net_of(bot)
+    if net is not None:
+        return _pol.GNUBG, None, None, getattr(bot, "name", "gnubg")
+    if isinstance(bot, ScorerBot):
+        return _pol.PLUGIN, bot.score, None, bot.name
+    if isinstance(bot, EvaluatorBot):
+        return _pol.EVALUATOR, None, bot.evaluate, bot.name
+    raise TypeError(f"a bot is a name or a ScorerBot / EvaluatorBot, got {type(bot).__name__}")
+
+
+def _extra_bot(key):
+    """Bots from optional extras, by name; None when the name is not one of them."""
+    if key == "gnubg-nn":
+        return gnubg_nn_bot()
+    return None
+
+
+def gnubg_nn_bot():
+    """A :class:`EvaluatorBot` that plays GNU Backgammon's 0-ply cubeless choice through
+    the gnubg-nn package itself (one Python call per position, for cross-checks).
+
+    Raises ImportError (with the install hint) when ``gnubg_nn`` is not installed. It uses
+    the net gnubg_nn has active (its own default unless ``gnubg_nn.net_use`` changed it).
+    """
+    from fastbg.evaluators import gnubg_nn
+    gnubg_nn.require()
+    return EvaluatorBot(gnubg_nn.evaluate, name="gnubg-nn")
+
+
+def _gnubg_net_of(bot):
+    """The GnubgNet a bot plays with (the installed one for "gnubg"), or None."""
+    from fastbg.evaluators.nets import GnubgBot, GnubgNet, gnubg_net
+    if isinstance(bot, str):
+        if bot.strip().lower() != "gnubg":
+            return None
+        try:
+            return gnubg_net()
+        except FileNotFoundError as exc:
+            raise ImportError(f"the gnubg bot needs GNU Backgammon's networks: {exc}") from exc
+    if isinstance(bot, GnubgBot):
+        return bot.net
+    if isinstance(bot, GnubgNet):
+        return bot
+    return None
+
+
+def gnubg_tables(bots):
+    """(net arrays, bear-off tables) of the gnubg networks the bots play with, or small
+    placeholders of the same types when none does (the kernels' types stay the same)."""
+    from fastbg.evaluators.nets import placeholder_tables
+    nets = [n for n in (_gnubg_net_of(b) for b in bots) if n is not None]
+    if not nets:
+        return placeholder_tables()
+    if any(n.arrays is not nets[0].arrays for n in nets[1:]):
+        raise ValueError("both bots use GNU Backgammon's networks with different weights; "
+                         "a run takes one set of networks")
+    return nets[0].arrays, nets[0].bearoff

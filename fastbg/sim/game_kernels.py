@@ -1,0 +1,598 @@
+"""The game loop: many cubeless games in parallel, each a pure function of (seed, game).
+
+Two drivers share the per-ply helpers below:
+
+* :func:`play_games` plays whole games inside one parallel kernel (prange over chunks of
+  games, one scratch set per chunk). Used whenever both bots run inside numba: the
+  built-in policies and numba plug-in scorers.
+* The lock-step kernels (:func:`lockstep_start`, :func:`lockstep_roll`,
+  :func:`lockstep_apply`) advance every live game by one ply per round, so a Python
+  evaluator can score the candidates of all live games in one call between rounds.
+
+Game state (struct of arrays, one row per game): ``boards`` (n, 26) int8 from the view of
+the player on roll, ``side`` (whose turn: 0 or 1, an index into the bots), ``ply`` (plies
+played), and the outcome rows ``(winner, kind, plies, first, error)``: kind 1 single,
+2 gammon, 3 backgammon, 0 when the game was truncated (then ``winner`` holds the side on
+roll and the final board is kept); error 0 = fine, else an ERR_* code.
+
+Per-run game settings travel as an int64 vector ``gcfg`` (indices G_*): the start
+position's side and use, the opening mode, ply limits, debug checks, the match score
+and the initial cube. ``rot`` (int64[r, 36]) holds permutations of the 36 ordered rolls
+for quasi-random dice on the first ``r`` plies (see :func:`turn_dice`).
+
+With the cube enabled (``cfg[C_ENABLED]``, see :mod:`fastbg.cube.decision_kernels`) each turn
+starts with the cube phase, before the roll; the outcome then also holds the final cube
+``value``, whether a double was ``dropped`` and the settled ``points`` (always from the
+winner's side: the wrapper signs them).
+"""
+import numpy as np
+from numba import njit, prange
+
+from fastbg.cube import decision_kernels as _cube
+from fastbg import dice as _dice
+from fastbg.evaluators import net_kernels as _gn
+from fastbg.position import movegen as _mg
+from fastbg.sim import policy_kernels as _pol
+from fastbg.jit import HOT
+
+BAR = 25
+OPP_BAR = 0
+BOARD_SIZE = 26
+CHECKERS = 15
+HOME_TOP = 6
+MAX_RESULTS = _mg.MAX_RESULTS
+
+ERR_NAN = 1          # a bot scored a candidate NaN
+ERR_TOO_LONG = 2     # the game passed the ply limit
+ERR_INVARIANT = 3    # debug mode: a step broke a board invariant
+ERR_CUBE_OVERFLOW = 4  # with no cube limit, the stake passed what the results hold
+
+# choose_segments: tasks, each with its scratch (enough for load balance on any machine).
+SEGMENT_TASKS = 64
+
+# Opening modes (RULES.md section 2).
+OPENING_USE = 0      # the first player plays the two opening dice
+OPENING_REROLL = 1   # the first player rolls both dice afresh
+
+# gcfg entries.
+(G_START_SIDE, G_USE_START, G_OPENING, G_MAX_PLIES, G_TRUNCATE, G_DEBUG, G_AWAY0, G_AWAY1,
+ G_CRAWFORD_GAME, G_CRAWFORD_AFTER, G_CUBE_VALUE, G_CUBE_OWNER, G_SIZE) = range(13)
+
+
+@njit(**HOT)
+def flip_inplace(b):
+    """Turn ``b`` to the other player's view: new[i] = -old[25 - i]."""
+    for i in range(BOARD_SIZE // 2):
+        j = BAR - i
+        x = b[i]
+        b[i] = -b[j]
+        b[j] = -x
+
+
+@njit(**HOT)
+def mover_checkers(b):
+    """The mover's checkers still on the board or the bar."""
+    n = 0
+    for p in range(1, BAR + 1):
+        if b[p] > 0:
+            n += b[p]
+    return n
+
+
+@njit(**HOT)
+def win_kind(b):
+    """Kind of the win just completed by the mover of ``b`` (all 15 borne off).
+
+    1 single if the opponent has borne off a checker; else 3 backgammon if the opponent
+    still has a checker on the bar or in the mover's home board, else 2 gammon.
+    """
+    opp = -b[OPP_BAR]
+    for p in range(1, BAR):
+        if b[p] < 0:
+            opp -= b[p]
+    if opp < CHECKERS:
+        return 1
+    if b[OPP_BAR] < 0:
+        return 3
+    for p in range(1, HOME_TOP + 1):
+        if b[p] < 0:
+            return 3
+    return 2
+
+
+@njit(**HOT)
+def start_game(seed, game, start_board, start_side, use_start, board):
+    """Set ``board`` to the first position of ``game``; returns (side, d1, d2, ties).
+
+    Without a start position this is the opening roll of RULES.md section 2: the higher
+    single die moves first and plays both dice shown (d1 = its own die). With one, the
+    given side rolls for ply 0.
+    """
+    for i in range(BOARD_SIZE):
+        board[i] = start_board[i]
+    if use_start:
+        d1, d2 = _dice.roll(seed, game, 0)
+        return start_side, d1, d2, 0
+    side, a, b, ties = _dice.opening_roll(seed, game)
+    if side == 0:
+        return side, a, b, ties
+    return side, b, a, ties
+
+
+@njit(**HOT)
+def opening_roll_played(gcfg):
+    """True when ply 0 plays the opening throw, so the first player has already rolled."""
+    return gcfg[G_USE_START] == 0 and gcfg[G_OPENING] == OPENING_USE
+
+
+@njit(**HOT)
+def turn_dice(seed, game, ply, d1, d2, opening, rot):
+    """The dice of ``ply``.
+
+    Quasi-random plies first (``ply < len(rot)``): game g takes ordered roll
+    ``rot[0, g % 36]`` on ply 0 and ``rot[1, (g // 36 + g) % 36]`` on ply 1, so each
+    aligned block of 36 games has every first roll (and every second roll) once and each
+    aligned block of 1,296 games every pair of first two rolls once. Then the opening
+    dice stand for ply 0 unless the opening is re-rolled; later plies are counter-based.
+    """
+    if ply < rot.shape[0]:
+        if ply == 0:
+            o = rot[0, game % 36]
+        else:
+            o = rot[1, (game // 36 + game) % 36]
+        return o // 6 + 1, o % 6 + 1
+    if ply == 0 and opening == OPENING_USE:
+        return d1, d2
+    return _dice.roll(seed, game, ply)
+
+
+@njit(**HOT)
+def choose_builtin(policy, seed, game, ply, before, cands, k, tables, extra, scores, gscr):
+    """Index of the result a built-in policy plays (-1 for a NaN score).
+
+    tables = (pubeval point table, gnubg net arrays, gnubg bear-off tables) and extra the
+    pubeval extra weights (see ``bots``); gscr is a gnubg scratch
+    (:func:`fastbg.evaluators.net_kernels.new_scratch`).
+    """
+    if k == 1:
+        return 0
+    if policy == _pol.RANDOM:
+        return _dice.uniform_index(seed, game, ply, k)
+    point, gnet, gbo = tables
+    if policy == _pol.PUBEVAL:
+        _pol.pubeval_scores(before, cands, k, point, extra, scores)
+    elif policy == _pol.GNUBG:
+        _gn.scores(cands, k, gnet, gbo, gscr, scores)
+    else:
+        _pol.greedy_scores(before, cands, k, scores)
+    return _pol.best_index(scores, k)
+
+
+@njit(**HOT)
+def call_scorer(plugin, before, cands, scores):
+    """Run a plug-in scorer; a no-op when ``plugin`` is None.
+
+    The None test must be on an argument of the function making the call: numba prunes
+    the call only then (the built-in specialisations stay cacheable).
+    """
+    if plugin is not None:
+        plugin(before, cands, scores)
+
+
+@njit(**HOT)
+def step_ok(before, after, d1, d2):
+    """Debug check of one move: checker counts and the direction of travel.
+
+    The opponent keeps all its checkers on board and bar (a hit only moves one to the
+    bar) and its pips never fall; the mover never gains checkers and its pips fall by at
+    most the dice total (less when bearing off with a high die).
+    """
+    mb = 0
+    ma = 0
+    ob = 0
+    oa = 0
+    pip_b = 0
+    pip_a = 0
+    opip_b = 0
+    opip_a = 0
+    for p in range(BOARD_SIZE):
+        x = np.int64(before[p])     # int64: int8 products overflow when run as plain Python
+        y = np.int64(after[p])
+        if x > 0:
+            mb += x
+            pip_b += p * x
+        elif x < 0:
+            ob -= x
+            opip_b -= (BAR - p) * x
+        if y > 0:
+            ma += y
+            pip_a += p * y
+        elif y < 0:
+            oa -= y
+            opip_a -= (BAR - p) * y
+    top = d1 + d2 if d1 != d2 else 4 * d1
+    if mb > CHECKERS or ob > CHECKERS or ma > mb or oa != ob:
+        return False
+    if opip_a < opip_b or pip_a > pip_b or pip_b - pip_a > top:
+        return False
+    return True
+
+
+@njit(**HOT)
+def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
+    """Play one game to the end (or to the truncation ply) in the scratch ``scr``.
+
+    bots  = (policies int64[2], tables, pubeval extra, plugin0, plugin1); tables =
+            (pubeval point table, gnubg net arrays, gnubg bear-off tables)
+    cubes = (cfg, strategies int64[2], efficiency float64[2], met_pre, met_post,
+             cube plugin0, cube plugin1)
+    scr   = :func:`new_game_scratch`; its board holds the final position afterwards.
+    Returns (winner, kind, plies, first, error, gen, value, dropped, points): ``gen`` is
+    the caller's dedupe generation counter, advanced once per ply; ``points`` is what the
+    winner scores (kind when the cube is off).
+    """
+    policies, tables, extra, plugin0, plugin1 = bots
+    point = tables[0]
+    cfg, strat, xeff, met_pre, met_post, cplug0, cplug1 = cubes
+    board, prev, out, scores, probs, work, stack, hashes, slots, gscr = scr
+    side, d1, d2, ties = start_game(seed, game, start_board, gcfg[G_START_SIDE],
+                                    gcfg[G_USE_START] != 0, board)
+    first = side
+    opening = gcfg[G_OPENING]
+    debug = gcfg[G_DEBUG] != 0
+    truncate = gcfg[G_TRUNCATE]
+    cube_on = cfg[_cube.C_ENABLED] != 0
+    away0 = gcfg[G_AWAY0]
+    away1 = gcfg[G_AWAY1]
+    value = gcfg[G_CUBE_VALUE]
+    owner = gcfg[G_CUBE_OWNER]
+    turned = owner >= 0
+    if cube_on and gcfg[G_USE_START] == 0:
+        value = _cube.auto_double_stake(cfg, seed, game, ties)
+    # The opening throw is the first player's roll (RULES.md section 2): no cube before it.
+    opens = opening_roll_played(gcfg)
+    ply = 0
+    while True:
+        if truncate >= 0 and ply >= truncate:
+            return side, 0, ply, first, 0, gen, value, False, 0
+        if cube_on and not (ply == 0 and opens):
+            value, owner, turned, over, w, pts = _cube.cube_phase(
+                cfg, strat, xeff, met_pre, met_post, side, board, value, owner, turned,
+                away0, away1, gcfg[G_CRAWFORD_GAME] != 0, gcfg[G_CRAWFORD_AFTER] != 0,
+                cplug0, cplug1, probs)
+            if over and w == _cube.OVERFLOW:
+                return side, 0, ply, first, ERR_CUBE_OVERFLOW, gen, value, False, 0
+            if over:
+                return w, 1, ply, first, 0, gen, value, True, pts
+        r1, r2 = turn_dice(seed, game, ply, d1, d2, opening, rot)
+        gen += 1
+        k = _mg.generate(board, r1, r2, out, 0, work, stack, hashes, slots, gen)
+        policy = policies[side]
+        if policy == _pol.PLUGIN and k > 1:
+            if side == 0:
+                call_scorer(plugin0, board, out[:k], scores[:k])
+            else:
+                call_scorer(plugin1, board, out[:k], scores[:k])
+            idx = _pol.best_index(scores, k)
+        elif policy == _pol.PLUGIN or k == 1:
+            idx = 0
+        elif policy == _pol.RANDOM:
+            # Dispatched here rather than through choose_builtin: a call passing the gnubg
+            # tables (dozens of arrays, each reference-counted) on every ply cost a third
+            # of the random-vs-random speed (31.8k -> 21.0k games/s on one thread).
+            idx = _dice.uniform_index(seed, game, ply, k)
+        elif policy == _pol.PUBEVAL:
+            _pol.pubeval_scores(board, out, k, point, extra, scores)
+            idx = _pol.best_index(scores, k)
+        else:
+            idx = choose_builtin(policy, seed, game, ply, board, out, k, tables, extra, scores,
+                                 gscr)
+        if idx < 0:
+            return side, 0, ply, first, ERR_NAN, gen, value, False, 0
+        if debug:
+            for i in range(BOARD_SIZE):
+                prev[i] = board[i]
+        for i in range(BOARD_SIZE):
+            board[i] = out[idx, i]
+        if debug and not step_ok(prev, board, r1, r2):
+            return side, 0, ply, first, ERR_INVARIANT, gen, value, False, 0
+        ply += 1
+        if mover_checkers(board) == 0:
+            kind = win_kind(board)
+            pts = kind
+            if cube_on:
+                pts = _cube.settle(cfg, value, turned, kind, away0 if side == 0 else away1)
+            return side, kind, ply, first, 0, gen, value, False, pts
+        if ply >= gcfg[G_MAX_PLIES]:
+            return side, 0, ply, first, ERR_TOO_LONG, gen, value, False, 0
+        flip_inplace(board)
+        side ^= 1
+
+
+@njit(cache=True)
+def new_game_scratch():
+    """Scratch for one thread: board, previous board, results, scores, probabilities, movegen,
+    gnubg evaluation."""
+    work, stack, hashes, slots = _mg.new_scratch()
+    return (np.zeros(BOARD_SIZE, np.int8), np.zeros(BOARD_SIZE, np.int8),
+            np.empty((MAX_RESULTS, BOARD_SIZE), np.int8), np.zeros(MAX_RESULTS), np.zeros(5),
+            work, stack, hashes, slots, _gn.new_scratch())
+
+
+@njit(parallel=True, cache=True)
+def play_games(seed, game0, n_tasks, gcfg, start_board, rot, bots, cubes, outcome, cube_out,
+               final):
+    """Play games ``game0 .. game0 + n - 1`` (n = len(outcome)) in ``n_tasks`` parallel tasks.
+
+    outcome  (n, 5) int32: winner, kind, plies, first, error per game.
+    cube_out (n, 3) int32: final cube value, dropped (0/1), points won by the winner.
+    final    (n, 26) int8 receives each game's last board when truncating, else (0, 26).
+    Each task plays a contiguous slice of games with its own scratch, allocated once.
+    """
+    n = outcome.shape[0]
+    keep = final.shape[0] == n
+    # Parallel loops take tuples of arrays one level deep: rebuild ``bots`` inside.
+    policies, tables, extra, plugin0, plugin1 = bots
+    point, gnet, gbo = tables
+    for t in prange(n_tasks):
+        lo = t * n // n_tasks
+        hi = (t + 1) * n // n_tasks
+        scr = new_game_scratch()
+        gen = 0
+        task_bots = (policies, (point, gnet, gbo), extra, plugin0, plugin1)
+        for g in range(lo, hi):
+            w, kd, pl, fi, err, gen, val, drp, pts = play_one(
+                seed, game0 + g, gcfg, start_board, rot, task_bots, cubes, scr, gen)
+            outcome[g, 0] = w
+            outcome[g, 1] = kd
+            outcome[g, 2] = pl
+            outcome[g, 3] = fi
+            outcome[g, 4] = err
+            cube_out[g, 0] = val
+            cube_out[g, 1] = drp
+            cube_out[g, 2] = pts
+            if keep:
+                board = scr[0]
+                for i in range(BOARD_SIZE):
+                    final[g, i] = board[i]
+
+
+@njit(parallel=True, cache=True)
+def play_matches(seed, match0, n_tasks, length, gcfg, start_board, rot, bots, cubes, result):
+    """Play whole matches to ``length`` points, matches ``match0 .. match0 + n - 1``.
+
+    Every game starts from ``start_board`` (the starting position) with the opening roll.
+    Game j of match m uses the game key ``(m << 16) | j`` for its dice (a match to N
+    points has at most 2N - 1 games). result (n, 5) int32: winner, games played, final
+    score of player 0, of player 1, error (first non-zero game error).
+    The Crawford game is the first game after a player first reaches ``length - 1``
+    (when ``cfg[C_CRAWFORD_RULE]``); points past the length count only as a win.
+    """
+    n = result.shape[0]
+    cfg = cubes[0]
+    policies, tables, extra, plugin0, plugin1 = bots
+    point, gnet, gbo = tables
+    for t in prange(n_tasks):
+        lo = t * n // n_tasks
+        hi = (t + 1) * n // n_tasks
+        scr = new_game_scratch()
+        task_bots = (policies, (point, gnet, gbo), extra, plugin0, plugin1)
+        g_cfg = gcfg.copy()
+        gen = 0
+        for m in range(lo, hi):
+            s0 = 0
+            s1 = 0
+            games = 0
+            crawford_done = False
+            err = 0
+            while s0 < length and s1 < length:
+                a0 = length - s0
+                a1 = length - s1
+                craw = (cfg[_cube.C_CRAWFORD_RULE] != 0 and not crawford_done
+                        and (a0 == 1 or a1 == 1))
+                g_cfg[G_AWAY0] = a0
+                g_cfg[G_AWAY1] = a1
+                g_cfg[G_CRAWFORD_GAME] = craw
+                g_cfg[G_CRAWFORD_AFTER] = (cfg[_cube.C_CRAWFORD_RULE] != 0
+                                           and not crawford_done and not craw)
+                key = ((match0 + m) << 16) | games
+                w, kd, pl, fi, e, gen, val, drp, pts = play_one(
+                    seed, key, g_cfg, start_board, rot, task_bots, cubes, scr, gen)
+                games += 1
+                if e != 0:
+                    err = e
+                    break
+                if craw:
+                    crawford_done = True
+                if w == 0:
+                    s0 = min(length, s0 + pts)
+                else:
+                    s1 = min(length, s1 + pts)
+            result[m, 0] = 0 if s0 >= length else 1
+            result[m, 1] = games
+            result[m, 2] = s0
+            result[m, 3] = s1
+            result[m, 4] = err
+
+
+# ---- lock-step driver: one ply for every live game per round -------------------------
+# Per-game state arrays: boards (n, 26), side, ply, d1/d2 (opening dice), value, owner,
+# turned, alive; outcome and cube_out as in play_games.
+
+@njit(parallel=True, cache=True)
+def lockstep_start(seed, game0, gcfg, start_board, cfg, boards, side, d1, d2, value, owner,
+                   turned, alive, outcome):
+    """Set up games game0 .. game0 + n - 1 (n = len(side)) for lock-step play."""
+    for g in prange(side.shape[0]):
+        s, a, b, ties = start_game(seed, game0 + g, start_board, gcfg[G_START_SIDE],
+                                   gcfg[G_USE_START] != 0, boards[g])
+        side[g] = s
+        outcome[g, 3] = s
+        d1[g] = a
+        d2[g] = b
+        value[g] = gcfg[G_CUBE_VALUE]
+        owner[g] = gcfg[G_CUBE_OWNER]
+        turned[g] = gcfg[G_CUBE_OWNER] >= 0
+        if cfg[_cube.C_ENABLED] != 0 and gcfg[G_USE_START] == 0:
+            value[g] = _cube.auto_double_stake(cfg, seed, game0 + g, ties)
+        if gcfg[G_TRUNCATE] == 0:
+            alive[g] = False
+            outcome[g, 0] = s
+
+
+@njit(parallel=True, cache=True)
+def lockstep_cube(gcfg, cubes, live, boards, side, ply, value, owner, turned, alive, outcome,
+                  cube_out):
+    """The cube phase of every live game (before its roll); ends games with a drop."""
+    cfg, strat, xeff, met_pre, met_post, cplug0, cplug1 = cubes
+    opens = opening_roll_played(gcfg)
+    for j in prange(live.shape[0]):
+        g = live[j]
+        if ply[g] == 0 and opens:
+            continue
+        probs = np.zeros(5)
+        v, o, tr, over, w, pts = _cube.cube_phase(
+            cfg, strat, xeff, met_pre, met_post, side[g], boards[g], value[g], owner[g],
+            turned[g], gcfg[G_AWAY0], gcfg[G_AWAY1], gcfg[G_CRAWFORD_GAME] != 0,
+            gcfg[G_CRAWFORD_AFTER] != 0, cplug0, cplug1, probs)
+        if over and w == _cube.OVERFLOW:
+            alive[g] = False
+            outcome[g, 0] = side[g]
+            outcome[g, 2] = ply[g]
+            outcome[g, 4] = ERR_CUBE_OVERFLOW
+            continue
+        value[g] = v
+        owner[g] = o
+        turned[g] = tr
+        if over:
+            alive[g] = False
+            outcome[g, 0] = w
+            outcome[g, 1] = 1
+            outcome[g, 2] = ply[g]
+            cube_out[g, 0] = v
+            cube_out[g, 1] = 1
+            cube_out[g, 2] = pts
+
+
+@njit(**HOT)
+def lockstep_dice(seed, game0, live, ply, d1, d2, gcfg, rot, dice):
+    """dice[j] = the roll of game live[j] at its current ply."""
+    for j in range(live.shape[0]):
+        g = live[j]
+        r1, r2 = turn_dice(seed, game0 + g, ply[g], d1[g], d2[g], gcfg[G_OPENING], rot)
+        dice[j, 0] = r1
+        dice[j, 1] = r2
+
+
+@njit(parallel=True, cache=True)
+def lockstep_choose(seed, game0, live, ply, side, bots, boards, res, off, n_tasks, choice):
+    """choice[j] for game live[j] whose candidates are res[off[j]:off[j + 1]].
+
+    Built-in and plug-in bots choose here; games whose mover is a Python evaluator get
+    -2 (to be filled by the caller) unless they have a single candidate; -1 marks a NaN.
+    """
+    policies, tables, extra, plugin0, plugin1 = bots
+    point, gnet, gbo = tables
+    m = live.shape[0]
+    for t in prange(n_tasks):
+        scores = np.zeros(MAX_RESULTS)
+        gscr = _gn.new_scratch()
+        task_tables = (point, gnet, gbo)
+        for j in range(t * m // n_tasks, (t + 1) * m // n_tasks):
+            g = live[j]
+            k = off[j + 1] - off[j]
+            cands = res[off[j]:off[j + 1]]
+            policy = policies[side[g]]
+            if k == 1:
+                choice[j] = 0
+            elif policy == _pol.EVALUATOR:
+                choice[j] = -2
+            elif policy == _pol.PLUGIN:
+                if side[g] == 0:
+                    call_scorer(plugin0, boards[g], cands, scores[:k])
+                else:
+                    call_scorer(plugin1, boards[g], cands, scores[:k])
+                choice[j] = _pol.best_index(scores, k)
+            else:
+                choice[j] = choose_builtin(policy, seed, game0 + g, ply[g], boards[g], cands,
+                                           k, task_tables, extra, scores, gscr)
+
+
+@njit(**HOT)
+def segment_best(scores, seg_off, out):
+    """out[i] = first index of the highest of scores[seg_off[i]:seg_off[i + 1]] (-1 if NaN)."""
+    for i in range(seg_off.shape[0] - 1):
+        lo = seg_off[i]
+        out[i] = _pol.best_index(scores[lo:], seg_off[i + 1] - lo)
+
+
+@njit(parallel=True, cache=True)
+def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, gcfg, cfg, value,
+                   turned, outcome, cube_out):
+    """Play the chosen result of every game in ``live``; finish games that end."""
+    for j in prange(live.shape[0]):
+        g = live[j]
+        c = choice[j]
+        err = 0
+        if c < 0:
+            err = ERR_NAN
+        elif gcfg[G_DEBUG] != 0 and not step_ok(boards[g], res[off[j] + c], dice[j, 0],
+                                                 dice[j, 1]):
+            err = ERR_INVARIANT
+        if err == 0:
+            b = boards[g]
+            row = res[off[j] + c]
+            for i in range(BOARD_SIZE):
+                b[i] = row[i]
+            ply[g] += 1
+            if mover_checkers(b) == 0:
+                kind = win_kind(b)
+                pts = kind
+                if cfg[_cube.C_ENABLED] != 0:
+                    away = gcfg[G_AWAY0] if side[g] == 0 else gcfg[G_AWAY1]
+                    pts = _cube.settle(cfg, value[g], turned[g], kind, away)
+                alive[g] = False
+                outcome[g, 0] = side[g]
+                outcome[g, 1] = kind
+                outcome[g, 2] = ply[g]
+                cube_out[g, 0] = value[g]
+                cube_out[g, 2] = pts
+                continue
+            if ply[g] >= gcfg[G_MAX_PLIES]:
+                err = ERR_TOO_LONG
+            else:
+                flip_inplace(b)
+                side[g] ^= 1
+                if gcfg[G_TRUNCATE] >= 0 and ply[g] >= gcfg[G_TRUNCATE]:
+                    alive[g] = False        # truncated: kind 0, winner = side on roll
+                    outcome[g, 0] = side[g]
+                    outcome[g, 2] = ply[g]
+                    cube_out[g, 0] = value[g]
+                continue
+        alive[g] = False
+        outcome[g, 0] = side[g]
+        outcome[g, 2] = ply[g]
+        outcome[g, 4] = err
+
+
+@njit(parallel=True, cache=True)
+def choose_segments(policy, seed, game0, games, ply, befores, res, off, tables, extra, choice):
+    """choice[i]: a built-in policy's pick among res[off[i]:off[i + 1]] for game games[i].
+
+    Used by rollouts with variance reduction, which score every roll's move; the random
+    policy draws the same index it would draw in play (same game, ply and count).
+    ``tables`` and ``extra`` as in :func:`choose_builtin`.
+    """
+    n = games.shape[0]
+    n_tasks = min(n, SEGMENT_TASKS)
+    point, gnet, gbo = tables
+    for t in prange(n_tasks):
+        scores = np.zeros(MAX_RESULTS)
+        gscr = _gn.new_scratch()
+        task_tables = (point, gnet, gbo)
+        for i in range(t * n // n_tasks, (t + 1) * n // n_tasks):
+            g = games[i]
+            k = off[i + 1] - off[i]
+            choice[i] = choose_builtin(policy, seed, game0 + g, ply[g], befores[i],
+                                       res[off[i]:off[i + 1]], k, task_tables, extra, scores,
+                                       gscr)
