@@ -3,13 +3,14 @@ from contextlib import contextmanager
 
 import numba
 
+from fastbg.validation import check_int
+
 
 def resolve_threads(threads):
     """Return a valid thread count: ``None`` means the current count (see :func:`threads`)."""
     if threads is None:
         return numba.get_num_threads()
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+    threads = check_int("threads", threads, 1, none=True)
     if threads > numba.config.NUMBA_NUM_THREADS:
         raise ValueError(
             f"threads={threads} exceeds the {numba.config.NUMBA_NUM_THREADS} threads numba was "

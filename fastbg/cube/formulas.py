@@ -27,6 +27,7 @@ from fastbg.cube import met as _met_module
 from fastbg.cube import keith_kernels as _race
 from fastbg.position.board_kernels import is_race as _is_race
 from fastbg.position.board import validate
+from fastbg.validation import check_int
 
 CENTRED = "centred"
 OWNED = "owned"
@@ -97,24 +98,15 @@ def _owner(owner):
                          f"got {owner!r}") from None
 
 
-def _int(name, value):
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer, got {value!r}") from None
-
-
 def _cube(cube):
-    c = _int("cube", cube)
+    c = check_int("cube", cube)
     if c < 1 or c & (c - 1):
         raise ValueError(f"the cube shows a power of two (1, 2, 4, ...), got {c}")
     return c
 
 
 def _aways(away0, away1):
-    a0, a1 = _int("away0", away0), _int("away1", away1)
+    a0, a1 = check_int("away0", away0), check_int("away1", away1)
     if a0 < 1 or a1 < 1:
         raise ValueError(f"both players must still need points, got {a0}-away, {a1}-away")
     return a0, a1

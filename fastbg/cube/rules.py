@@ -1,17 +1,7 @@
 """Rule sets for scoring: money play (RULES.md section 8) and match play (section 9)."""
 from dataclasses import dataclass
 
-
-def _check_max_cube(max_cube):
-    if max_cube is None:
-        return
-    if isinstance(max_cube, bool) or not isinstance(max_cube, int) or max_cube < 1:
-        raise ValueError(f"max_cube must be a positive integer or None (no limit), got {max_cube!r}")
-
-
-def _check_flag(name, value):
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
+from fastbg.validation import check_flag, check_int
 
 
 @dataclass(frozen=True)
@@ -39,15 +29,13 @@ class MoneyRules:
 
     def __post_init__(self):
         for name in ("jacoby", "beavers", "raccoons", "auto_doubles", "triple_on_66"):
-            _check_flag(name, getattr(self, name))
+            check_flag(name, getattr(self, name))
         if self.raccoons and not self.beavers:
             raise ValueError("raccoons need beavers (a raccoon answers a beaver)")
         if self.triple_on_66 and not self.auto_doubles:
             raise ValueError("triple_on_66 is a variant of automatic doubles: set auto_doubles=True")
-        lim = self.auto_double_limit
-        if lim is not None and (isinstance(lim, bool) or not isinstance(lim, int) or lim < 1):
-            raise ValueError(f"auto_double_limit must be a positive integer or None, got {lim!r}")
-        _check_max_cube(self.max_cube)
+        check_int("auto_double_limit", self.auto_double_limit, 1, none=True)
+        check_int("max_cube (None: no limit)", self.max_cube, 1, none=True)
 
     @property
     def is_match(self):
@@ -67,10 +55,9 @@ class MatchRules:
     max_cube: object = 64
 
     def __post_init__(self):
-        if isinstance(self.length, bool) or not isinstance(self.length, int) or self.length < 1:
-            raise ValueError(f"match length must be a positive integer, got {self.length!r}")
-        _check_flag("crawford", self.crawford)
-        _check_max_cube(self.max_cube)
+        check_int("match length", self.length, 1)
+        check_flag("crawford", self.crawford)
+        check_int("max_cube (None: no limit)", self.max_cube, 1, none=True)
 
     @property
     def is_match(self):
