@@ -12,7 +12,9 @@ from fastbg.position.ids import (position_id, board_from_position_id, MatchState
 from fastbg.position.moves import legal_moves, legal_moves_batch
 from fastbg.parallel import threads
 from fastbg.sim.bots import ScorerBot, EvaluatorBot
-from fastbg.sim.games import play, play_matches, GameResults, MatchResults, BotError
+from fastbg.sim.games import play, BotError
+from fastbg.sim.matches import play_matches
+from fastbg.sim.results import GameResults, MatchResults
 from fastbg.cube.strategies import JanowskiCube
 from fastbg.jobs.rollouts import rollout, RolloutResult
 from fastbg.evaluators.nets import gnubg_net, GnubgNet
@@ -22,6 +24,7 @@ from fastbg.cube import met
 from fastbg.cube.rules import MoneyRules, MatchRules
 from fastbg.cube.cube_game import CubeGame, IllegalCubeAction
 from fastbg.cube.match import Match, Session
+from fastbg.journal import JournalError
 
 
 __all__ = [
@@ -35,5 +38,5 @@ __all__ = [
     "EvaluatorBot", "JanowskiCube", "cube", "met", "evaluators", "rollout", "RolloutResult",
     "tournament", "TournamentResults", "TournamentFileError", "pair_seed",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
-    "gnubg_net", "GnubgNet",
+    "gnubg_net", "GnubgNet", "JournalError",
 ]

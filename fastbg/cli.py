@@ -11,6 +11,17 @@ import numba
 import numpy as np
 
 
+EXIT_INTERRUPTED = 130     # the shell's code for a command stopped by Ctrl-C (128 + SIGINT)
+
+
+def _interrupted(done, total, unit, out_path, command_hint):
+    """Say what an interrupted job kept and how to continue it; exit 130."""
+    where = (f"; saved in {out_path}: run the same command with --resume to continue"
+             if out_path else f"; nothing was saved: {command_hint}")
+    click.echo(f"interrupted: {done:,} of {total:,} {unit} finished{where}", err=True)
+    raise SystemExit(EXIT_INTERRUPTED)
+
+
 def _parse_dice(text):
     try:
         d1, d2 = (int(x) for x in text.replace(",", "-").split("-"))
@@ -27,7 +38,19 @@ def _parse_position(text):
         raise click.BadParameter(str(exc)) from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group; a Ctrl-C that reaches it (before a job's chunk loop, e.g. while
+    kernels compile) exits with status 130 like one seen by the job itself."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("interrupted before any work finished; nothing was saved", err=True)
+            raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="fastbg")
 def main():
     """fastbg: exact backgammon rules and fast numba kernels.
@@ -138,8 +161,11 @@ def _rules_options(cube_default, cube_help):
                      help="Money: Jacoby rule."),
         click.option("--beavers", is_flag=True, help="Money: allow beavers."),
         click.option("--raccoons", is_flag=True, help="Money: allow raccoons (needs --beavers)."),
-        click.option("--auto-doubles", default=0, show_default=True, type=click.IntRange(0),
-                     help="Money: automatic doubles on opening ties, at most this many (0 = off)."),
+        click.option("--auto-doubles", default="0", show_default=True,
+                     help="Money: automatic doubles on opening ties, at most this many "
+                          "(0 = off, 'none' = no limit)."),
+        click.option("--triple-on-66", is_flag=True,
+                     help="Money: a 6-6 opening tie triples the stake (needs --auto-doubles)."),
         click.option("--max-cube", default="64", show_default=True,
                      help="Highest cube value, or 'none' for no limit."),
         click.option("--crawford/--no-crawford", default=True, show_default=True,
@@ -153,29 +179,33 @@ def _rules_options(cube_default, cube_help):
     return apply
 
 
-def _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles, max_cube, crawford):
+def _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles, triple_on_66,
+           max_cube, crawford):
     """MoneyRules, MatchRules or None (cubeless) from the shared options."""
     import fastbg
     if money and match_length:
         raise click.UsageError("choose --money or --match, not both")
-    limit = _max_cube(max_cube)
+    limit = _count_or_none(max_cube, "--max-cube")
+    autos = _count_or_none(auto_doubles, "--auto-doubles")
     if match_length:
         return fastbg.MatchRules(match_length, crawford=crawford, max_cube=limit)
     if money:
         return fastbg.MoneyRules(jacoby=jacoby, beavers=beavers, raccoons=raccoons,
-                                 auto_doubles=auto_doubles > 0,
-                                 auto_double_limit=max(auto_doubles, 1), max_cube=limit)
+                                 auto_doubles=autos is None or autos > 0,
+                                 auto_double_limit=None if autos is None else max(autos, 1),
+                                 triple_on_66=triple_on_66, max_cube=limit)
     return None
 
 
-def _max_cube(text):
+def _count_or_none(text, option):
+    """An integer option that may also be 'none' (no limit)."""
     if text.lower() in ("none", "unlimited"):
         return None
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
-        raise click.BadParameter(f"a positive integer or 'none', got {text!r}") from None
-    return value
+        raise click.BadParameter(f"an integer or 'none', got {text!r}",
+                                 param_hint=option) from None
 
 
 @main.command("play")
@@ -196,38 +226,50 @@ def _max_cube(text):
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the summary as JSON.")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False, writable=True),
-              help="Save every game's outcome (.npz, reload with fastbg.GameResults.load).")
-def play_command(bots, games, seed, threads, offset, opening, money, match_length, cube_text, jacoby,
-         beavers, raccoons, auto_doubles, max_cube, crawford, progress, json_path, save_path):
+              help="Save every game's outcome (.npz, reload with fastbg.GameResults.load, "
+                   "or fastbg.MatchResults.load with --match).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False),
+              help="Append the games to this results file as chunks finish (JSON lines), "
+                   "to resume after Ctrl-C or a crash.")
+@click.option("--resume", is_flag=True, help="Continue the games saved in --out.")
+def play_command(bots, games, seed, threads, offset, opening, money, match_length, cube_text,
+                 jacoby, beavers, raccoons, auto_doubles, triple_on_66, max_cube, crawford,
+                 progress, json_path, save_path, out_path, resume):
     """Play games between two bots and print the summary.
 
     Cubeless money games by default; --money plays the cube under money rules, --match N
-    whole matches to N points. Points are from the first bot's view. Ctrl-C stops early
-    and reports what finished (marked partial).
+    whole matches to N points. Points are from the first bot's view. Ctrl-C stops within
+    about a second, reports what finished (marked partial) and exits with status 130;
+    with --out every finished chunk is already saved and --resume continues to exactly
+    the figures of an uninterrupted run.
 
     \b
     Examples:
       fastbg play --bots pubeval,random --games 1000000 --seed 1 --threads 2
       fastbg play --bots pubeval,greedy --money --beavers --cube race,race
       fastbg play --bots pubeval,greedy --match 7 --games 10000
+      fastbg play --bots gnubg,pubeval --games 100000 --out g.jsonl   (Ctrl-C, then --resume)
     """
     import fastbg
     pair = _pair(bots, "--bots")
     cube = _pair(cube_text, "--cube")
+    if resume and not out_path:
+        raise click.UsageError("--resume continues the file given by --out")
     t0 = time.perf_counter()
     try:
-        rules = _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles, max_cube,
-                       crawford)
+        rules = _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles,
+                       triple_on_66, max_cube, crawford)
         if match_length:
             res = fastbg.play_matches(games, match_length, pair, cube=cube, seed=seed,
                                       threads=threads, crawford=crawford,
                                       max_cube=rules.max_cube, opening=opening,
-                                      match_offset=offset, progress=progress)
+                                      match_offset=offset, progress=progress, out=out_path,
+                                      resume=resume)
         else:
             res = fastbg.play(games, pair, seed=seed, threads=threads, progress=progress,
                               opening=opening, game_offset=offset, rules=rules,
-                              cube=cube if money else None)
-    except (ValueError, TypeError, ImportError) as exc:
+                              cube=cube if money else None, out=out_path, resume=resume)
+    except (ValueError, TypeError, ImportError, FileExistsError) as exc:
         raise click.ClickException(str(exc)) from None
     dt = time.perf_counter() - t0
     n = len(res)
@@ -240,9 +282,11 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
         with open(json_path, "w") as f:
             json.dump(summary, f, indent=2)
     if save_path:
-        if match_length:
-            raise click.UsageError("--save keeps per-game outcomes; it does not apply to --match")
         res.save(save_path)
+    if res.partial:
+        unit = "matches" if match_length else "games"
+        _interrupted(n, games, unit, out_path,
+                     f"to play the rest, add --offset {offset + n} --games {games - n}")
 
 
 @main.command("rollout")
@@ -279,7 +323,8 @@ def rollout_command(position, trials, bot, seed, threads, rotate, truncate, vari
     Prints the five cubeless probabilities, the cubeless equity and, with --money or
     --match, the cubeful estimate, each with its standard error. With --out the results
     are appended chunk by chunk; after Ctrl-C or a crash, --resume continues and gives
-    exactly the figures of an uninterrupted run.
+    exactly the figures of an uninterrupted run. Ctrl-C stops within about a second and
+    exits with status 130.
 
     \b
     Examples:
@@ -304,20 +349,22 @@ def rollout_command(position, trials, bot, seed, threads, rotate, truncate, vari
                              variance_reduction=variance_reduction, evaluator=evaluator,
                              cube=_pair(cube_text, "--cube"), threads=threads,
                              progress=progress, out=out_path, resume=resume)
-    except (ValueError, TypeError, ImportError) as exc:
+    except (ValueError, TypeError, ImportError, FileExistsError) as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:
-        raise click.ClickException("interrupted before the first chunk finished") from None
+        _interrupted(0, trials, "trials", out_path, "run the command again, with --out "
+                     "to keep what finishes")
     dt = time.perf_counter() - t0
     click.echo(res.table())
     click.echo(f"time             {dt:.2f} s ({res.trials / dt:,.0f} trials/s)")
-    if res.partial and out_path:
-        click.echo(f"interrupted: continue with the same command and --resume (file {out_path})")
     if json_path:
         d = res.to_dict()
         d["seconds"] = dt
         with open(json_path, "w") as f:
             json.dump(d, f, indent=2)
+    if res.partial:
+        _interrupted(res.trials, trials, "trials", out_path,
+                     "run it again with --out FILE to keep the chunks that finish")
 
 
 def _pair(text, option):
@@ -352,9 +399,9 @@ def _pair(text, option):
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True),
               help="Draw the points-per-game matrix as a PNG (needs the plot extra).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
-def tournament_command(bots, games, seed, threads, duplicate, money, match_length, cube_text, jacoby,
-               beavers, raccoons, auto_doubles, max_cube, crawford, chunk_size, out_path,
-               resume, json_path, plot_path, progress):
+def tournament_command(bots, games, seed, threads, duplicate, money, match_length, cube_text,
+                       jacoby, beavers, raccoons, auto_doubles, triple_on_66, max_cube,
+                       crawford, chunk_size, out_path, resume, json_path, plot_path, progress):
     """Play a round robin between bots: ratings, points per game, win and gammon rates.
 
     Every pair plays --games games (cubeless money games by default; --money with the
@@ -369,8 +416,7 @@ def tournament_command(bots, games, seed, threads, duplicate, money, match_lengt
       fastbg tournament --bots greedy,pubeval,gnubg --games 100000 --out t.jsonl --plot t.png
       fastbg tournament --bots greedy,pubeval --match 7 --games 2000 --json -
     """
-    # the module, not the function of the same name that fastbg may export
-    from fastbg.jobs.tournaments import TournamentResults, check_plot, tournament as play_round_robin
+    from fastbg.jobs.tournaments import TournamentResults, check_plot, tournament
     names = [b.strip() for b in bots.split(",")]
     if len(names) < 2 or not all(names):
         raise click.BadParameter(f"give two or more names separated by commas, got {bots!r}",
@@ -384,14 +430,14 @@ def tournament_command(bots, games, seed, threads, duplicate, money, match_lengt
     try:
         if plot_path:
             check_plot()                 # fail now, not after the games
-        rules = _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles, max_cube,
-                       crawford)
+        rules = _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles,
+                       triple_on_66, max_cube, crawford)
         t0 = time.perf_counter()
         before = _games_saved(TournamentResults, out_path) if resume else 0
-        res = play_round_robin(names, games, seed, rules=rules, duplicate=duplicate,
-                               cube=cubes.pop() if rules is not None else None,
-                               out=out_path, resume=resume, progress=progress,
-                               threads=threads, chunk_size=chunk_size)
+        res = tournament(names, games, seed, rules=rules, duplicate=duplicate,
+                         cube=cubes.pop() if rules is not None else None,
+                         out=out_path, resume=resume, progress=progress,
+                         threads=threads, chunk_size=chunk_size)
     except (ValueError, TypeError, ImportError, FileExistsError) as exc:
         raise click.ClickException(str(exc)) from None
     dt = time.perf_counter() - t0
@@ -408,10 +454,8 @@ def tournament_command(bots, games, seed, threads, duplicate, money, match_lengt
     if plot_path:
         res.plot(plot_path)
     if res.partial:
-        click.echo(f"interrupted: {res.games_played:,} of {res.games_total:,} {unit} done"
-                   + (f"; continue with --resume --out {out_path}" if out_path else ""),
-                   err=True)
-        raise SystemExit(130)
+        _interrupted(res.games_played, res.games_total, unit, out_path,
+                     "run it again with --out FILE to keep the chunks that finish")
 
 
 def _games_saved(results_class, path):

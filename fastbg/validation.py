@@ -33,13 +33,8 @@ def check_int(name, value, lo=None, hi=None, *, none=False):
         raise NotAnInteger(f"{name} must be an integer{' or None' if none else ''}, "
                            f"got {value!r}") from None
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        if hi is None and lo == 1:
-            what = "a positive integer"
-        elif hi is None and lo == 0:
-            what = "a non-negative integer"
-        else:
-            what = f"in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
-        raise ValueError(f"{name} must be {what}{' or None' if none else ''}, got {value}")
+        span = f"[{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
+        raise ValueError(f"{name} must be in {span}{' or None' if none else ''}, got {value}")
     return value
 
 

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 gnubg_nn = pytest.importorskip("gnubg_nn", reason="gnubg-nn (the gnubg extra) is not installed")
 
 import fastbg  # noqa: E402
-from fastbg.evaluators.gnubg_nn import (WIN_SCORE, cubeless_equity, evaluate, from_gnubg,  # noqa: E402
+from fastbg.cube import cubeless_equity  # noqa: E402
+from fastbg.evaluators.gnubg_nn import (WIN_SCORE, evaluate, from_gnubg,  # noqa: E402
                           to_gnubg, to_gnubg_batch)
 from fastbg.sim.bots import gnubg_nn_bot
 from strategies import positions  # noqa: E402

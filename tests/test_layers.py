@@ -10,7 +10,7 @@ import pathlib
 import fastbg
 
 PACKAGE = pathlib.Path(fastbg.__file__).parent
-BASE = {"constants", "jit", "dice", "parallel", "validation"}
+BASE = {"constants", "jit", "dice", "parallel", "validation", "progress", "journal"}
 LAYERS = {name: 0 for name in BASE}
 # The public API (fastbg/__init__.py) gathers the areas; the command line is built on it.
 LAYERS.update({"position": 1, "cube": 2, "evaluators": 3, "sim": 4, "jobs": 5, "__init__": 6,

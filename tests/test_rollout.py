@@ -6,7 +6,7 @@
   reduction (race evaluator). Where the first roll (or the first two) decide the game, the
   quasi-random dice make the estimate EXACT over aligned blocks of 36 (or 1,296) trials.
 * Stratification: the first two rolls of the trials read straight from the kernel helper
-  ``turn_dice`` with the rollout's permutations (``sim._rotation(seed)``).
+  ``turn_dice`` with the rollout's permutations (``fastbg.sim.setup.dice_rotation(seed)``).
 * Reproducible and thread-independent; chunk sizes change no game; resume after a crash or
   Ctrl-C gives ``to_dict()`` bit-identical to an uninterrupted run.
 * Truncation, cubeful money and match estimates checked against the cubeless figures of the
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import fastbg
-from fastbg.sim import games as _sim
+from fastbg.sim import setup as _setup
 from fastbg import dice as _dice
 from fastbg.sim import game_kernels as _play
 from fastbg.evaluators.race import race_evaluator, race_probabilities
@@ -128,7 +128,7 @@ def test_first_two_rolls_stratified_in_rollout():
 
 def _kernel_dice(seed, games, ply, rotate=True):
     """Ordered roll codes (d1 - 1) * 6 + (d2 - 1) the kernel deals to ``games`` at ``ply``."""
-    rot = _sim._rotation(seed) if rotate else np.zeros((0, 36), np.int64)
+    rot = _setup.dice_rotation(seed) if rotate else np.zeros((0, 36), np.int64)
     useed = np.uint64(seed)
     out = np.empty(len(games), np.int64)
     for i, g in enumerate(games):
@@ -166,9 +166,9 @@ def test_stratification_of_first_two_rolls(seed):
 
 
 def test_rotation_is_seeded():
-    a, b = _sim._rotation(1), _sim._rotation(2)
+    a, b = _setup.dice_rotation(1), _setup.dice_rotation(2)
     assert a.shape == (2, 36) and (np.sort(a, axis=1) == np.arange(36)).all()
-    assert (a == _sim._rotation(1)).all() and not (a == b).all()
+    assert (a == _setup.dice_rotation(1)).all() and not (a == b).all()
 
 
 # ---- reproducibility, threads, chunks -------------------------------------------------------
@@ -219,7 +219,7 @@ def test_resume_after_crash_is_bit_identical(tmp_path, kw):
     want = fastbg.rollout(RACE, out=str(full), **args)
     lines = _lines(full)
     assert len(lines) == 1 + 4 + 1 and lines[-1] == ""      # header, 4 chunks, final newline
-    assert json.loads(lines[0])["header"] == want.settings
+    assert json.loads(lines[0])["settings"] == want.settings
     for cut_chunks in (0, 2, 3):
         crashed = tmp_path / f"crash{cut_chunks}.jsonl"
         half = lines[1 + cut_chunks][: len(lines[1 + cut_chunks]) // 2]
@@ -255,7 +255,7 @@ def test_ctrl_c_leaves_a_valid_file_and_resume_finishes(tmp_path):
     part = fastbg.rollout(RACE, out=str(path), evaluator=_interrupting(3), **args)
     assert part.partial and part.trials == 1000
     recs = [json.loads(x) for x in _lines(path) if x]
-    assert "header" in recs[0] and [r["lo"] for r in recs[1:]] == [0, 500]
+    assert recs[0]["job"] == "rollout" and [r["lo"] for r in recs[1:]] == [0, 500]
     got = fastbg.rollout(RACE, out=str(path), resume=True, evaluator=_interrupting(None), **args)
     want = fastbg.rollout(RACE, evaluator=_interrupting(None), **args)
     assert not got.partial and got.to_dict() == want.to_dict()

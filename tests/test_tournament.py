@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import fastbg
+from fastbg.jobs.ratings import ELO_SCALE, elo_ratings
 from fastbg.jobs.tournaments import TournamentFileError, TournamentResults, pair_seed, tournament
 
-tm = importlib.import_module("fastbg.jobs.tournaments")   # the module: fastbg.jobs.tournaments may be
-                                                    # the function, once exported
+from fastbg.jobs import tournaments as tm      # noqa: E402  (the module; fastbg.tournament is the function)
 
 BOTS = ["random", "greedy", "pubeval"]
 GAMES = 400            # per pair: 200 deals, in chunks of 100 games (4 chunks per pair)
@@ -123,7 +123,7 @@ def _lines(path):
 def test_output_file_layout(full):
     _, path = full
     lines = [json.loads(x) for x in _lines(path)]
-    assert lines[0] == {"fastbg_tournament": 1, "config": {
+    assert lines[0] == {"fastbg_journal": 1, "job": "tournament", "settings": {
         "bots": BOTS, "games": GAMES, "seed": 11, "duplicate": True, "rules": None,
         "match_length": None, "cube": "never", "chunk_size": CHUNK,
         "fastbg": fastbg.__version__}}
@@ -188,8 +188,7 @@ def test_resume_after_crash_is_bit_identical(full, tmp_path, monkeypatch):
 
 def test_ctrl_c_inside_play_does_not_record_half_a_chunk(tmp_path, monkeypatch):
     """fastbg.play returns partial results on Ctrl-C; such a chunk must not be saved."""
-    from fastbg.sim import games as sim
-    real, calls = sim.play, []
+    real, calls = tm.play, []
 
     def play(n, *args, **kw):
         res = real(n, *args, **kw)
@@ -198,7 +197,7 @@ def test_ctrl_c_inside_play_does_not_record_half_a_chunk(tmp_path, monkeypatch):
         if len(calls) == 4:            # the second chunk's swapped games
             res.partial = True
         return res
-    monkeypatch.setattr(sim, "play", play)
+    monkeypatch.setattr(tm, "play", play)
     path = tmp_path / "t.jsonl"
     res = tournament(["greedy", "pubeval"], 40, seed=2, out=path, chunk_size=10)
     assert res.partial and res.games_played == 10
@@ -290,12 +289,12 @@ def test_money_play_with_the_cube():
 
 def test_elo_fit_recovers_known_ratings():
     # 75% wins is odds 3: 400 log10(3) Elo apart, the mean held at 0
-    r, half, note = tm._elo(2, [(0, 1, 400, 300, 400 * 0.25 * 0.75)])
+    r, half, note = elo_ratings(2, [(0, 1, 400, 300, 400 * 0.25 * 0.75)])
     assert note is None
     assert r[0] - r[1] == pytest.approx(400 * math.log10(3), rel=1e-9)
     assert r[0] + r[1] == pytest.approx(0, abs=1e-9)
     # binomial variance: the delta method for a logit gives the interval directly
-    se = 1 / math.sqrt(400 * 0.25 * 0.75) * tm.ELO_SCALE / 2
+    se = 1 / math.sqrt(400 * 0.25 * 0.75) * ELO_SCALE / 2
     assert half[0] == pytest.approx(1.959963984540054 * se, rel=1e-9)
     # three bots with exact Bradley-Terry win rates are recovered
     true = np.array([150.0, 0.0, -150.0])
@@ -304,10 +303,10 @@ def test_elo_fit_recovers_known_ratings():
         for j in range(i + 1, 3):
             p = 1 / (1 + 10 ** (-(true[i] - true[j]) / 400))
             data.append((i, j, 10_000, 10_000 * p, 10_000 * p * (1 - p)))
-    r, _, _ = tm._elo(3, data)
+    r, _, _ = elo_ratings(3, data)
     assert np.allclose(r, true, atol=1e-6)
     # a bot that lost every game: no finite maximum, so the correction is applied and named
-    r, half, note = tm._elo(2, [(0, 1, 50, 50, 0.0)])
+    r, half, note = elo_ratings(2, [(0, 1, 50, 50, 0.0)])
     assert "virtual" in note and r[0] > r[1] and all(np.isfinite(half))
 
 

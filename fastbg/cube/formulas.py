@@ -120,18 +120,41 @@ def _out(a):
 
 # ------------------------------------------------------------------ money play
 
+def equity_of(p):
+    """:func:`cubeless_equity` without the checks, for arrays ``(..., 5)`` already known to
+    hold probabilities (the drivers' hot paths): the one implementation of the formula.
+    The terms are summed left to right in gnubg's order (its Utility), so the last bit
+    agrees with what rollouts and the gnubg-nn bridge always computed."""
+    return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
+
+
+def swap_sides(p):
+    """The same probabilities ``(..., 5)`` seen by the other player: (1 - W, LG, LBG, WG, WBG).
+
+    >>> swap_sides(np.array([0.6, 0.2, 0.05, 0.1, 0.01])).round(12).tolist()
+    [0.4, 0.1, 0.01, 0.2, 0.05]
+    """
+    q = np.asarray(p, dtype=np.float64)[..., [0, 3, 4, 1, 2]].copy()
+    q[..., 0] = 1.0 - q[..., 0]
+    return q
+
+
+def swap_difference(d):
+    """A difference of two probability vectors seen by the other player (the constant of
+    :func:`swap_sides` cancels, so the win entry only changes sign)."""
+    return d[..., [0, 3, 4, 1, 2]] * np.array([-1.0, 1.0, 1.0, 1.0, 1.0])
+
+
 def cubeless_equity(p):
     """Cubeless money equity per unit stake: 2 W - 1 + (WG - LG) + (WBG - LBG).
 
-    gnubg ``Utility`` with gammon price 1 (reference/cube.md section 2), where W, WG, ... are
+    gnubg ``Utility`` with gammon price 1 (docs/cube.md section 2), where W, WG, ... are
     the cumulative outputs: a win counts 1, a gammon 2, a backgammon 3.
 
     >>> round(cubeless_equity([0.6, 0.2, 0.05, 0.1, 0.01]), 12)
     0.34
     """
-    a = _probs(p)
-    w, wg, wbg, lg, lbg = np.moveaxis(a, -1, 0)
-    return _out(2.0 * w - 1.0 + (wg - lg) + (wbg - lbg))
+    return _out(equity_of(_probs(p)))
 
 
 def average_win_loss(p):

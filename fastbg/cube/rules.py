@@ -41,6 +41,13 @@ class MoneyRules:
     def is_match(self):
         return False
 
+    def to_dict(self):
+        """The options as plain JSON data (results files record them)."""
+        return {"type": "money", "jacoby": self.jacoby, "beavers": self.beavers,
+                "raccoons": self.raccoons, "auto_doubles": self.auto_doubles,
+                "auto_double_limit": self.auto_double_limit,
+                "triple_on_66": self.triple_on_66, "max_cube": self.max_cube}
+
 
 @dataclass(frozen=True)
 class MatchRules:
@@ -62,3 +69,17 @@ class MatchRules:
     @property
     def is_match(self):
         return True
+
+    def to_dict(self):
+        """The options as plain JSON data (results files record them)."""
+        return {"type": "match", "length": self.length, "crawford": self.crawford,
+                "max_cube": self.max_cube}
+
+
+def rules_dict(rules):
+    """``rules.to_dict()``, or None for cubeless play (TypeError for anything else)."""
+    if rules is None:
+        return None
+    if not isinstance(rules, (MoneyRules, MatchRules)):
+        raise TypeError(f"rules must be MoneyRules, MatchRules or None, got {type(rules).__name__}")
+    return rules.to_dict()

@@ -9,6 +9,7 @@
   ``x``, match decisions the match equity table with a dead cube.
 """
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from fastbg.cube import decision_kernels as _cube
 
@@ -35,14 +36,22 @@ class JanowskiCube:
             raise ValueError(f"cube efficiency x must be in [0, 1], got {self.x!r}")
 
 
+class ResolvedCube(NamedTuple):
+    """A cube strategy as the game kernels see it."""
+    code: int            # CUBE_NEVER, CUBE_RACE or CUBE_JANOWSKI (decision_kernels)
+    probs: object        # the JanowskiCube's numba probability function, else None
+    x: float             # cube efficiency (0 for the built-in strategies)
+    name: str
+
+
 def resolve(strategy):
-    """(strategy code, probability plug-in or None, cube efficiency, name)."""
+    """The :class:`ResolvedCube` of a strategy name or a :class:`JanowskiCube`."""
     if isinstance(strategy, str):
         key = strategy.strip().lower()
         if key in BUILTIN:
-            return BUILTIN[key], None, 0.0, key
+            return ResolvedCube(BUILTIN[key], None, 0.0, key)
         raise ValueError(f"unknown cube strategy {strategy!r}; choose from "
                          f"{', '.join(sorted(BUILTIN))} or a JanowskiCube")
     if isinstance(strategy, JanowskiCube):
-        return _cube.CUBE_JANOWSKI, strategy.probs, float(strategy.x), strategy.name
+        return ResolvedCube(_cube.CUBE_JANOWSKI, strategy.probs, float(strategy.x), strategy.name)
     raise TypeError(f"a cube strategy is a name or a JanowskiCube, got {type(strategy).__name__}")

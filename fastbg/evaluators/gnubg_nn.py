@@ -26,6 +26,7 @@ apply), the same numbers ``gnubg_nn.best_move(board, d1, d2, n=0)`` ranks its mo
 """
 import numpy as np
 
+from fastbg.cube.formulas import equity_of
 from fastbg.position.board import validate
 from fastbg.constants import BAR, BOARD_DTYPE, BOARD_SIZE, CHECKERS, OPP_BAR
 
@@ -122,17 +123,6 @@ def from_gnubg(gb):
     return out[0] if a.ndim == 2 else out
 
 
-def cubeless_equity(probs):
-    """Cubeless money equity of the side the probabilities belong to.
-
-    ``probs``: gnubg's five outcome probabilities ``(win, win gammon, win backgammon,
-    lose gammon, lose backgammon)`` (gammons include backgammons), shape (5,) or (m, 5).
-    Equity = 2 win - 1 + wg - lg + wbg - lbg (gnubg's Utility() for money play).
-    """
-    p = np.asarray(probs, dtype=np.float64)
-    return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
-
-
 def evaluate(positions):
     """Scores of candidate results for the player who just moved (higher is better).
 
@@ -154,7 +144,7 @@ def evaluate(positions):
         boards = _gnubg_rows(pos[live])[:, ::-1].tolist()
         probabilities = gnubg_nn.probabilities
         probs = np.array([probabilities(b, 0) for b in boards], dtype=np.float64)
-        scores[live] = -cubeless_equity(probs)
+        scores[live] = -equity_of(probs)
     return scores
 
 

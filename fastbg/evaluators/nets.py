@@ -27,6 +27,7 @@ import numpy as np
 
 from fastbg.evaluators import bearoff as _bearoff
 from fastbg.evaluators import net_kernels as _k
+from fastbg.cube.formulas import equity_of
 from fastbg.position.board import validate
 from fastbg.constants import BOARD_SIZE
 from fastbg.parallel import resolve_threads, threads as _threads
@@ -234,8 +235,7 @@ class GnubgNet:
 
     def equity(self, boards):
         """Cubeless money equity of the player on roll: 2 win - 1 + wg - lg + wbg - lbg."""
-        p = self.probabilities(boards)
-        return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
+        return equity_of(self.probabilities(boards))
 
     def scores(self, results):
         """0-ply scores of candidate results (m, 26), each seen from the player who moved:

@@ -17,29 +17,35 @@ rollout is reproducible exactly, for any thread count and when resumed (see ``ou
   cube under the rules and cube strategies; money equity per unit of the initial cube, or
   the match-winning chance at the score.
 """
-import hashlib
-import json
 import math
-import os
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from fastbg.sim import games as _sim
-from fastbg.sim import game_kernels as _play
-from fastbg.position.board import validate
+from fastbg import journal as _journal
 from fastbg.constants import BOARD_SIZE, ROLLS
-from fastbg.position.ids import board_from_position_id, parse_xgid
-from fastbg.position.moves import _batch as _legal_moves_batch
+from fastbg.cube.formulas import equity_of, swap_difference, swap_sides
+from fastbg.cube.met import mwc_after
+from fastbg.cube.rules import rules_dict
 from fastbg.parallel import threads as _threads
+from fastbg.position.board import validate
+from fastbg.position.ids import board_from_position_id, parse_xgid, position_id
+from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
+from fastbg.progress import progress_bar
+from fastbg.sim import game_kernels as _play
+from fastbg.sim.games import open_journal, play_chunk
+from fastbg.sim.results import Results
+from fastbg.sim.setup import job_setup
+from fastbg.validation import check_int
 
+JOB = "rollout"             # the job name in the results file's header
 OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 DEFAULT_CHUNK = 1296
 _WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0   # the 21 rolls
 
 
 @dataclass
-class RolloutResult:
+class RolloutResult(Results):
     """The estimates of a rollout, for the player on roll.
 
     probabilities : the five cubeless probabilities (win, win gammon, win backgammon,
@@ -70,10 +76,19 @@ class RolloutResult:
             out["cubeful"] = iv(self.cubeful, self.cubeful_se)
         return out
 
-    def to_dict(self):
+    def summary(self):
+        """Every estimate with its standard error and 95% interval, and the settings."""
         d = asdict(self)
         d["ci95"] = self.ci95()
         return d
+
+    @classmethod
+    def load(cls, path):
+        """The result held by a rollout's results file (``out=``), complete or not."""
+        settings, records, _ = _journal.read(path, JOB, _chunk_checker(None))
+        if settings is None:
+            raise _journal.JournalError(f"{path} holds no rollout header")
+        return _result({r["lo"]: r for r in records}, settings, False)
 
     def table(self):
         p, se = self.probabilities, self.probabilities_se
@@ -89,8 +104,6 @@ class RolloutResult:
             rows.append(f"{label:16} {self.cubeful:+.4f} +- {1.96 * self.cubeful_se:.4f} (95%)")
         return "\n".join(rows)
 
-    def __str__(self):
-        return self.table()
 
 
 def _parse_position(position):
@@ -155,55 +168,71 @@ def rollout(position, trials=1296, bot="pubeval", seed=0, rules=None, truncate=N
     True
     """
     board, info = _parse_position(position)
-    trials = _sim._check_int("trials", trials, 1)
-    chunk_size = _sim._check_int("chunk_size", chunk_size, 1)
+    trials = check_int("trials", trials, 1)
+    chunk_size = check_int("chunk_size", chunk_size, 1)
     if (truncate is not None or variance_reduction) and evaluator is None:
         raise ValueError("truncation and variance reduction need an evaluator "
                          "(evaluator='race', 'gnubg' or a function boards -> probabilities)")
     evaluate = _resolve_evaluator(evaluator)
     value, owner, score, crawford = _cube_state(info, rules)
     # "reroll": ply 0 takes the counter-based roll of the trial (there is no opening throw).
-    cubeless = _sim._make_setup((bot, bot), seed, threads, (board, 0), "reroll", False, None,
-                                None, truncate=truncate, rotate=rotate)
+    common = dict(bots=(bot, bot), seed=seed, threads=threads, start=(board, 0),
+                  opening="reroll", truncate=truncate, rotate=rotate)
+    cubeless = job_setup(**common)
     cubeful = None
     if rules is not None:
-        cubeful = _sim._make_setup((bot, bot), seed, threads, (board, 0), "reroll", False,
-                                   rules, cube, score, crawford, truncate=truncate,
-                                   rotate=rotate, cube_state=(value, owner))
+        cubeful = job_setup(**common, rules=rules, cube=cube, score=score,
+                            crawford_game=crawford, cube_value=value, cube_owner=owner)
+    if variance_reduction and (cubeless.lockstep or cubeless.has_plugins):
+        raise ValueError("variance reduction supports the built-in bots")
     settings = {
         "position": _describe(position, board), "trials": trials, "bot": cubeless.names[0],
-        "seed": int(cubeless.seed), "rules": repr(rules), "cube": list(map(str, cube)),
+        "seed": int(cubeless.seed), "rules": rules_dict(rules), "cube": list(map(str, cube)),
         "truncate": truncate, "rotate": bool(rotate),
         "variance_reduction": bool(variance_reduction), "evaluator": _name(evaluator),
         "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),
         "initial_cube": value,
     }
-    store = _Store(out, settings, resume)
-    bar = _sim._progress_bar(trials, progress, cubeless.names, "trial",
-                             desc=f"rollout with {cubeless.names[0]}")
+    journal = open_journal(out, JOB, settings, resume, _chunk_checker(settings))
+    chunks = {} if journal is None else {rec["lo"]: rec for rec in journal.records}
+    bar = progress_bar(trials, progress, "trial", f"rollout with {cubeless.names[0]}",
+                       initial=sum(rec["hi"] - rec["lo"] for rec in chunks.values()))
     partial = False
     try:
         for lo in range(0, trials, chunk_size):
-            hi = min(trials, lo + chunk_size)
-            if store.has(lo):
-                if bar is not None:
-                    bar.update(hi - lo)
+            if lo in chunks:
                 continue
-            sums = _chunk(cubeless, cubeful, lo, hi, evaluate, variance_reduction, rules,
-                          score, value, board)
-            store.add(lo, hi, sums)
-            if bar is not None:
-                bar.update(hi - lo)
+            hi = min(trials, lo + chunk_size)
+            rec = {"lo": lo, "hi": hi, "sums": _chunk(cubeless, cubeful, lo, hi, evaluate,
+                                                     variance_reduction, rules, score, value)}
+            if journal is not None:
+                journal.append(rec)
+            chunks[lo] = rec
+            bar.update(hi - lo)
     except KeyboardInterrupt:
-        partial = True
+        partial = True          # the interrupted chunk was never recorded
     finally:
-        if bar is not None:
-            bar.close()
-    return _result(store.chunks, settings, partial)
+        bar.close()
+        if journal is not None:
+            journal.close()
+    return _result(chunks, _journal.canonical(settings), partial)
+
+
+def _chunk_checker(settings):
+    """The check of a results file's chunk lines: on this rollout's grid of chunks."""
+    def check(rec):
+        lo, hi, sums = rec["lo"], rec["hi"], rec["sums"]
+        if settings is not None:
+            size, trials = settings["chunk_size"], settings["trials"]
+            if lo % size or hi != min(trials, lo + size):
+                raise ValueError(f"trials {lo}..{hi} are not a chunk of this rollout")
+        if not isinstance(sums, dict) or not all(
+                isinstance(v, list) and len(v) == 2 for v in sums.values()):
+            raise ValueError("a chunk line holds a sum and a sum of squares per estimate")
+    return check
 
 
 def _describe(position, board):
-    from fastbg.position.ids import position_id
     return position if isinstance(position, str) else position_id(board)
 
 
@@ -247,22 +276,6 @@ def _probabilities(evaluate, boards):
     return p
 
 
-def swap_view(p):
-    """Probabilities of the other player: (1 - w, lg, lbg, wg, wbg)."""
-    q = np.empty_like(p)
-    q[..., 0] = 1.0 - p[..., 0]
-    q[..., 1] = p[..., 3]
-    q[..., 2] = p[..., 4]
-    q[..., 3] = p[..., 1]
-    q[..., 4] = p[..., 2]
-    return q
-
-
-def swap_diff(d):
-    """A difference of probability vectors seen by the other player (no constant term)."""
-    return d[..., [0, 3, 4, 1, 2]] * np.array([-1.0, 1, 1, 1, 1])
-
-
 def _outcome_probs(winner, kind):
     """Indicator probabilities (player 0's view) of finished games."""
     p = np.zeros((winner.shape[0], 5))
@@ -276,19 +289,15 @@ def _outcome_probs(winner, kind):
     return p
 
 
-def equity_of(p):
-    """Cubeless money equity of probabilities ``p`` (..., 5)."""
-    return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
+def _chunk(cubeless, cubeful, lo, hi, evaluate, vr, rules, score, value):
+    """Per-trial values of trials lo..hi-1, summed: {name: [sum, sum of squares]}.
 
-
-def _chunk(cubeless, cubeful, lo, hi, evaluate, vr, rules, score, value, board):
-    """Per-trial values of trials lo..hi-1, summed: {name: [sum, sum of squares]}."""
+    A KeyboardInterrupt passes through: the caller records only whole chunks."""
     if vr:
         probs = _vr_trials(cubeless, lo, hi, evaluate)
     else:
-        outcome, _, final, _ = _sim.run_games(cubeless, hi - lo, lo, chunk_size=hi - lo,
-                                              keep_final=True)
-        probs = _trial_probs(outcome, final, evaluate)
+        rows = play_chunk(cubeless, lo, hi - lo, keep_final=True)
+        probs = _trial_probs(rows.outcome, rows.final, evaluate)
     values = {name: probs[:, i] for i, name in enumerate(OUTPUTS)}
     values["equity"] = equity_of(probs)
     if cubeful is not None:
@@ -302,7 +311,7 @@ def _trial_probs(outcome, final, evaluate):
     cut = np.flatnonzero(outcome[:, 1] == 0)
     if cut.size:
         p = _probabilities(evaluate, np.ascontiguousarray(final[cut]))
-        p0 = np.where((outcome[cut, 0] == 0)[:, None], p, swap_view(p))
+        p0 = np.where((outcome[cut, 0] == 0)[:, None], p, swap_sides(p))
         probs[cut] = p0
     return probs
 
@@ -311,20 +320,19 @@ def _cubeful_values(st, lo, hi, evaluate, rules, score, value):
     """Per-trial cubeful values: money points per unit of the initial cube, or player 0's
     match-winning chance after the game. A truncated trial counts the evaluator's outcome
     probabilities at the cube value reached."""
-    outcome, cube_out, final, _ = _sim.run_games(st, hi - lo, lo, chunk_size=hi - lo,
-                                                 keep_final=True)
+    rows = play_chunk(st, lo, hi - lo, keep_final=True)
+    outcome, cube_out, final = rows.outcome, rows.cube_out, rows.final
     pts = np.where(outcome[:, 0] == 0, cube_out[:, 2], -cube_out[:, 2]).astype(np.int64)
     cut = np.flatnonzero((outcome[:, 1] == 0) & (cube_out[:, 1] == 0))
     p_cut = None
     if cut.size:
         p = _probabilities(evaluate, np.ascontiguousarray(final[cut]))
-        p_cut = np.where((outcome[cut, 0] == 0)[:, None], p, swap_view(p))   # player 0
+        p_cut = np.where((outcome[cut, 0] == 0)[:, None], p, swap_sides(p))   # player 0
     if not rules.is_match:
         out = pts.astype(np.float64)
         if cut.size:
             out[cut] = equity_of(p_cut) * cube_out[cut, 0]
         return out / value
-    from fastbg.cube.met import mwc_after
     a0, a1 = rules.length - score[0], rules.length - score[1]
     out = np.array([mwc_after(a0, a1, int(x)) if x else 0.0 for x in pts])
     for row, i in enumerate(cut):
@@ -338,8 +346,6 @@ def _cubeful_values(st, lo, hi, evaluate, rules, score, value):
 
 def _vr_trials(st, lo, hi, evaluate):
     """Cubeless trials with luck adjustment, played in lock-step (player 0's view)."""
-    if st.lockstep or any(b is not None for b in st.bots[3:]):
-        raise ValueError("variance reduction supports the built-in bots")
     n = hi - lo
     seed, game0 = st.seed, np.int64(lo)
     boards = np.repeat(st.start_board[None, :], n, axis=0)
@@ -358,7 +364,7 @@ def _vr_trials(st, lo, hi, evaluate):
                 cut = live[ply[live] >= truncate]
                 if cut.size:
                     p = _probabilities(evaluate, np.ascontiguousarray(boards[cut]))
-                    result[cut] = np.where((side[cut] == 0)[:, None], p, swap_view(p))
+                    result[cut] = np.where((side[cut] == 0)[:, None], p, swap_sides(p))
                     alive[cut] = False
                     live = np.flatnonzero(alive)
             if live.size == 0:
@@ -367,7 +373,7 @@ def _vr_trials(st, lo, hi, evaluate):
             # Every roll: the bot's choice and its value for the mover.
             b21 = np.repeat(boards[live], len(rolls), axis=0)
             d21 = np.tile(rolls, (m, 1))
-            res, off = _legal_moves_batch(b21, d21, st.n_threads)
+            res, off = _legal_moves_rows(b21, d21, st.n_threads)
             games21 = np.repeat(live, len(rolls))
             choice = np.zeros(m * len(rolls), np.int64)
             _play.choose_segments(policy, seed, game0, games21, ply, b21, res, off,
@@ -385,7 +391,7 @@ def _vr_trials(st, lo, hi, evaluate):
             actual = v_mover[np.arange(m), r_idx]
             luck = expected - actual                                    # mover's view
             mover0 = side[live] == 0
-            corr[live] += np.where(mover0[:, None], luck, swap_diff(luck))
+            corr[live] += np.where(mover0[:, None], luck, swap_difference(luck))
             # Play the move of the roll that came.
             new = chosen.reshape(m, len(rolls), BOARD_SIZE)[np.arange(m), r_idx]
             boards[live] = new
@@ -414,7 +420,7 @@ def _mover_values(chosen, evaluate):
     rest = np.flatnonzero(~finished)
     if rest.size:
         flipped = np.ascontiguousarray(-chosen[rest][:, ::-1])
-        v[rest] = swap_view(_probabilities(evaluate, flipped))
+        v[rest] = swap_sides(_probabilities(evaluate, flipped))
     return v
 
 
@@ -430,62 +436,13 @@ def _roll_index(dice):
     return np.array([lookup[(int(a), int(b))] for a, b in zip(hi, lo)], np.int64)
 
 
-class _Store:
-    """Chunk sums kept in memory and, with ``path``, appended to a JSON-lines file."""
-
-    def __init__(self, path, settings, resume):
-        self.path = path
-        self.chunks = {}
-        self.settings = settings
-        if path is None:
-            return
-        if resume and os.path.exists(path):
-            self._load(path)
-        else:
-            with open(path, "w") as f:
-                f.write(json.dumps({"header": settings}) + "\n")
-
-    def _load(self, path):
-        with open(path) as f:
-            lines = f.read().split("\n")
-        try:
-            header = json.loads(lines[0])["header"]
-        except (ValueError, KeyError, IndexError):
-            raise ValueError(f"{path} is not a fastbg rollout file") from None
-        if header != self.settings:
-            diff = sorted(k for k in set(header) | set(self.settings)
-                          if header.get(k) != self.settings.get(k))
-            raise ValueError(f"cannot resume {path}: it was started with different settings "
-                             f"({', '.join(diff)})")
-        good = [lines[0]]
-        for line in lines[1:]:
-            try:
-                rec = json.loads(line)
-                self.chunks[rec["lo"]] = rec
-                good.append(line)
-            except (ValueError, KeyError):
-                break                  # a line cut short by a crash: that chunk is redone
-        with open(path, "w") as f:     # drop anything after the last whole line
-            f.write("\n".join(good) + "\n")
-
-    def has(self, lo):
-        return lo in self.chunks
-
-    def add(self, lo, hi, sums):
-        rec = {"lo": lo, "hi": hi, "sums": sums}
-        self.chunks[lo] = rec
-        if self.path is not None:
-            with open(self.path, "a") as f:
-                f.write(json.dumps(rec) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-
-
 def _result(chunks, settings, partial):
     recs = [chunks[k] for k in sorted(chunks)]
     n = sum(r["hi"] - r["lo"] for r in recs)
     if n == 0:
-        raise KeyboardInterrupt
+        if partial:
+            raise KeyboardInterrupt         # interrupted before the first chunk finished
+        raise _journal.JournalError("the results file holds no finished chunk yet")
     names = list(recs[0]["sums"])
     total = {k: [math.fsum(r["sums"][k][0] for r in recs),
                  math.fsum(r["sums"][k][1] for r in recs)] for k in names}
@@ -503,8 +460,3 @@ def _result(chunks, settings, partial):
                          probabilities_se=[s for _, s in probs], equity=eq[0], equity_se=eq[1],
                          cubeful=cf[0], cubeful_se=cf[1], settings=settings,
                          partial=partial or n < settings["trials"])
-
-
-def settings_digest(settings):
-    """A short digest of rollout settings (for file names)."""
-    return hashlib.sha1(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:10]

@@ -43,33 +43,39 @@ Figures
     pair whose games all went one way, having no observed variance, takes the model's).
 """
 import hashlib
-import json
 import math
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
+from fastbg import journal as _journal
 from fastbg.constants import VERSION
-from fastbg.sim import bots as _bots
 from fastbg.cube import strategies as _cubes
-from fastbg.sim.games import _check_int, _wilson
+from fastbg.cube.rules import MatchRules, rules_dict
+from fastbg.jobs.plots import check_plot, plot_matrix  # noqa: F401  (check_plot: the CLI's)
+from fastbg.jobs.ratings import elo_ratings
+from fastbg.progress import progress_bar
+from fastbg.sim import bots as _bots
+from fastbg.sim.games import play
+from fastbg.sim.matches import play_matches
+from fastbg.sim.results import Results, Z95, nan_to_none, wilson_interval
+from fastbg.validation import check_flag, check_int
 
 # Games per pair between saves: about 0.1-0.3 s of built-in bots on two threads. Measured
 # on 2 cores (noisy): 3 pairs x 20,000 games ran 10-15% slower than with 10,000 (each
 # fastbg.play call waits for its longest game), a fair price for losing at most a chunk.
 DEFAULT_CHUNK = 2_000
-FORMAT = 1                  # version of the output file's layout
-Z95 = 1.959963984540054     # two-sided 95% normal quantile
-ELO_SCALE = 400.0 / math.log(10.0)   # Elo points per unit of logit
+JOB = "tournament"          # the job name in the results file's header
 _MONEY_STATS = ("games", "points", "points_sq", "wins", "gammons_won", "gammons_lost",
                 "backgammons_won", "backgammons_lost", "plies", "cube", "dropped")
 _MATCH_STATS = ("games", "wins", "match_games")
 _DEAL_STATS = ("deals", "deal_points", "deal_points_sq", "deal_wins", "deal_wins_sq")
 
 
-class TournamentFileError(ValueError):
-    """The output file cannot be continued: another configuration, or damaged."""
+#: The results file cannot be read or continued (another configuration, or damaged).
+TournamentFileError = _journal.JournalError
 
 
 def pair_seed(seed, i, j):
@@ -85,23 +91,7 @@ def pair_seed(seed, i, j):
 # ----------------------------------------------------------------------------- configuration
 
 def _bot_name(bot):
-    return _bots.resolve(bot)[3]
-
-
-def _rules_dict(rules):
-    """The rules as plain JSON data for the header (None: cubeless)."""
-    from fastbg.cube.rules import MatchRules, MoneyRules
-    if rules is None:
-        return None
-    if isinstance(rules, MoneyRules):
-        return {"type": "money", "jacoby": rules.jacoby, "beavers": rules.beavers,
-                "raccoons": rules.raccoons, "auto_doubles": rules.auto_doubles,
-                "auto_double_limit": rules.auto_double_limit,
-                "triple_on_66": rules.triple_on_66, "max_cube": rules.max_cube}
-    if isinstance(rules, MatchRules):
-        return {"type": "match", "length": rules.length, "crawford": rules.crawford,
-                "max_cube": rules.max_cube}
-    raise TypeError(f"rules must be MoneyRules, MatchRules or None, got {type(rules).__name__}")
+    return _bots.resolve(bot).name
 
 
 def _units(config):
@@ -118,7 +108,6 @@ def _schedule(config):
 
 
 def _make_config(bots, games, seed, rules, match_length, duplicate, cube, chunk_size):
-    from fastbg.cube.rules import MatchRules
     if not isinstance(bots, (list, tuple)) or len(bots) < 2:
         raise ValueError(f"a tournament needs at least two bots, got {bots!r}")
     names = [_bot_name(b) for b in bots]
@@ -128,29 +117,29 @@ def _make_config(bots, games, seed, rules, match_length, duplicate, cube, chunk_
             raise ValueError(f"bot {name!r} appears twice; every bot in a tournament needs "
                              "its own name")
         seen.add(name.lower())
-    games = _check_int("games", games, 1)
-    seed = _check_int("seed", seed, 0, 2**64 - 1)
-    chunk_size = _check_int("chunk_size", chunk_size, 1)
-    if not isinstance(duplicate, bool):
-        raise ValueError(f"duplicate must be True or False, got {duplicate!r}")
+    games = check_int("games", games, 1)
+    seed = check_int("seed", seed, 0, 2**64 - 1)
+    chunk_size = check_int("chunk_size", chunk_size, 1)
+    check_flag("duplicate", duplicate)
     if duplicate and games % 2:
         raise ValueError(f"with duplicate play every deal is played twice, so games per pair "
                          f"must be even, got {games}")
     if match_length is not None:
-        match_length = _check_int("match_length", match_length, 1)
+        match_length = check_int("match_length", match_length, 1)
         if rules is None:
             rules = MatchRules(match_length)
         elif not (isinstance(rules, MatchRules) and rules.length == match_length):
             raise ValueError(f"match_length={match_length} disagrees with rules={rules!r}")
-    rules_d = _rules_dict(rules)
+    rules_d = rules_dict(rules)
     match = rules_d is not None and rules_d["type"] == "match"
     if cube is None:
         cube = "never" if rules is None else "race"
-    code, _, _, cube_name = _cubes.resolve(cube)
-    if rules is None and code != _cubes.BUILTIN["never"]:
+    resolved_cube = _cubes.resolve(cube)
+    cube_name = resolved_cube.name
+    if rules is None and resolved_cube.code != _cubes.BUILTIN["never"]:
         raise ValueError("cube strategies need rules (MoneyRules(...), MatchRules(...) or "
                          "match_length)")
-    if match and any(_bots.resolve(b)[2] is not None for b in bots):
+    if match and any(_bots.resolve(b).evaluator is not None for b in bots):
         raise ValueError("matches run inside numba: use built-in or ScorerBot bots "
                          "(not EvaluatorBot or gnubg)")
     config = {"bots": names, "games": games, "seed": seed, "duplicate": duplicate,
@@ -163,7 +152,6 @@ def _make_config(bots, games, seed, rules, match_length, duplicate, cube, chunk_
 
 def _play_chunk(config, bots, rules, cube, i, j, start, n, threads):
     """The stats of deals ``start .. start + n - 1`` of pair (i, j), from bot i's view."""
-    from fastbg.sim.games import play, play_matches
     seed = pair_seed(config["seed"], i, j)
     seatings = [(bots[i], bots[j])] + ([(bots[j], bots[i])] if config["duplicate"] else [])
     views = []                # per seating: (value from bot i's view, win of bot i, result)
@@ -213,77 +201,39 @@ def _play_chunk(config, bots, rules, cube, i, j, start, n, threads):
     return st
 
 
-class _Writer:
-    """Appends one JSON line per record and makes it durable before returning."""
-
-    def __init__(self, path):
-        self._f = open(path, "a", encoding="utf-8")
-
-    def append(self, record):
-        self._f.write(_dumps(record) + "\n")
-        self._f.flush()
-        os.fsync(self._f.fileno())
-
-    def close(self):
-        self._f.close()
-
-
-def _dumps(record):
-    return json.dumps(record, sort_keys=True, separators=(",", ":"))
-
-
-def _read(path):
-    """(config or None, {(i, j, c): stats}, bytes of the valid prefix) of an output file.
-
-    Every line is written in one call ending in a newline, so only the last line can be
-    cut short by a crash: a last line without its newline, or that does not parse, is
-    ignored (it is not counted in the valid prefix).
-    """
-    with open(path, "rb") as f:
-        data = f.read()
-    config, chunks, pos, number = None, {}, 0, 0
-    while pos < len(data):
-        nl = data.find(b"\n", pos)
-        if nl < 0:
-            break                          # cut short: no newline
-        number += 1
-        last = nl + 1 == len(data)
-        try:
-            rec = json.loads(data[pos:nl])
-            if not isinstance(rec, dict):
-                raise ValueError("not an object")
-        except ValueError:
-            if last:
-                break                      # cut short inside the line
-            raise TournamentFileError(f"{path}: line {number} is not valid JSON; the file "
-                                      "is damaged") from None
-        if config is None:
-            if rec.get("fastbg_tournament") != FORMAT or not isinstance(rec.get("config"), dict):
-                raise TournamentFileError(f"{path} is not a fastbg tournament file (format "
-                                          f"{FORMAT})")
-            config = rec["config"]
-        else:
-            key, stats = _check_chunk(path, number, config, rec)
-            if key in chunks and chunks[key] != stats:
-                raise TournamentFileError(f"{path}: line {number} records chunk {key[2]} of "
-                                          f"pair {key[:2]} again with other figures")
-            chunks[key] = stats
-        pos = nl + 1
-    return config, chunks, pos
-
-
-def _check_chunk(path, number, config, rec):
+def _chunk_checker(config):
+    """The check of a tournament file's chunk lines (raises ValueError, with the journal
+    adding the line number): a chunk of this tournament, not recorded twice."""
     deals, per_chunk, n_chunks = _units(config)
-    try:
-        i, j = rec["pair"]
-        c, start, n, stats = rec["chunk"], rec["start"], rec["n"], rec["stats"]
-        ok = (0 <= i < j < len(config["bots"]) and 0 <= c < n_chunks
-              and start == c * per_chunk and n == min(per_chunk, deals - start))
-    except (KeyError, TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise TournamentFileError(f"{path}: line {number} is not a chunk of this tournament")
-    return (i, j, c), stats
+    seen = {}
+
+    def check(rec):
+        try:
+            i, j = rec["pair"]
+            c, start, n, stats = rec["chunk"], rec["start"], rec["n"], rec["stats"]
+            ok = (0 <= i < j < len(config["bots"]) and 0 <= c < n_chunks
+                  and start == c * per_chunk and n == min(per_chunk, deals - start)
+                  and isinstance(stats, dict))
+        except (KeyError, TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError("not a chunk of this tournament")
+        key = (i, j, c)
+        if key in seen and seen[key] != stats:
+            raise ValueError(f"chunk {c} of pair {key[:2]} is recorded again with other figures")
+        seen[key] = stats
+    return check
+
+
+def _chunks_of(records):
+    return {(r["pair"][0], r["pair"][1], r["chunk"]): r["stats"] for r in records}
+
+
+def _chunk_record(config, i, j, c, stats):
+    deals, per_chunk, _ = _units(config)
+    start = c * per_chunk
+    return {"pair": [i, j], "chunk": c, "start": start, "n": min(per_chunk, deals - start),
+            "stats": stats}
 
 
 # ----------------------------------------------------------------------------- the API
@@ -320,51 +270,40 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
                                        cube, chunk_size)
     bots = list(bots)
     _dry_run(config, bots, rules, cube, threads)
-    chunks = {}
-    writer = None
+    journal = None
     if out is not None:
-        out = os.fspath(out)
-        chunks = _open_out(out, config, resume)
-        writer = _Writer(out)
-        if not chunks and os.path.getsize(out) == 0:
-            writer.append({"fastbg_tournament": FORMAT, "config": config})
+        journal = _journal.Journal(out, JOB, config, resume=resume, check=_chunk_checker(config))
+    elif resume:
+        raise ValueError("resume=True continues the results file given by out=")
+    chunks = {} if journal is None else _chunks_of(journal.records)
     todo = [t for t in _schedule(config) if t not in chunks]
     deals, per_chunk, _ = _units(config)
     total = config["games"] * len(_pairs(config))
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        done = sum(s["games"] for s in chunks.values())
-        bar = tqdm(total=total, initial=done, unit="game", unit_scale=True, desc="tournament",
-                   smoothing=0.1)
+    bar = progress_bar(total, progress, "game", "tournament",
+                       initial=sum(s["games"] for s in chunks.values()))
     partial = False
     try:
         for i, j, c in todo:
             start = c * per_chunk
             n = min(per_chunk, deals - start)
-            if bar is not None:
-                bar.set_postfix_str(f"{config['bots'][i]} vs {config['bots'][j]}", refresh=False)
+            bar.set_postfix_str(f"{config['bots'][i]} vs {config['bots'][j]}", refresh=False)
             stats = _play_chunk(config, bots, rules, cube, i, j, start, n, threads)
-            if writer is not None:
-                writer.append({"pair": [i, j], "chunk": c, "start": start, "n": n,
-                               "stats": stats})
+            if journal is not None:
+                journal.append(_chunk_record(config, i, j, c, stats))
             chunks[(i, j, c)] = stats
-            if bar is not None:
-                bar.update(stats["games"])
+            bar.update(stats["games"])
     except KeyboardInterrupt:
-        partial = True
+        partial = True          # the interrupted chunk was never recorded
     finally:
-        if bar is not None:
-            bar.close()
-        if writer is not None:
-            writer.close()
+        bar.close()
+        if journal is not None:
+            journal.close()
     partial = partial or len(chunks) < len(_schedule(config))
     return TournamentResults(config, chunks, partial=partial)
 
 
 def _dry_run(config, bots, rules, cube, threads):
     """Check bots, rules, cube and threads by playing nothing, before any file is touched."""
-    from fastbg.sim.games import play, play_matches
     for b in range(len(bots)):
         pair = (bots[b], bots[(b + 1) % len(bots)])
         if config["match_length"]:
@@ -373,41 +312,6 @@ def _dry_run(config, bots, rules, cube, threads):
         else:
             play(0, pair, threads=threads, rules=rules,
                  cube=None if rules is None else (cube, cube))
-
-
-def _open_out(path, config, resume):
-    """Prepare ``path`` for appending; returns the chunks it already holds.
-
-    A new or empty file is emptied (the caller writes the header); an existing one must
-    be resumed and hold ``config``; a last line cut short by a crash is cut off.
-    """
-    size = os.path.getsize(path) if os.path.exists(path) else 0
-    if size and not resume:
-        raise FileExistsError(f"{path} already exists: resume it (resume=True, --resume) or "
-                              "choose another file")
-    old, chunks, valid = _read(path) if size else (None, {}, 0)
-    if old is None:
-        if size:
-            with open(path, "rb") as f:
-                head = f.read(len(b'{"config"'))
-            if not b'{"config"'.startswith(head[:len(b'{"config"')]):
-                raise TournamentFileError(f"{path} is not a fastbg tournament file")
-        with open(path, "w", encoding="utf-8"):
-            pass                                   # header cut short by a crash: start over
-        return {}
-    _check_same(path, old, config)
-    if valid < size:
-        os.truncate(path, valid)                   # drop a line cut short by a crash
-    return chunks
-
-
-def _check_same(path, old, new):
-    new = json.loads(_dumps(new))                  # compared as the file holds it
-    diffs = [f"{key}: {old.get(key)!r} there, {new.get(key)!r} here"
-             for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
-    if diffs:
-        raise TournamentFileError(f"{path} holds a different tournament, so it cannot be "
-                                  f"resumed with these settings ({'; '.join(diffs)})")
 
 
 def _pairs(config):
@@ -424,22 +328,12 @@ def _var_sum(n, s, sq):
     return (n * sq - s * s) / (n * (n - 1))
 
 
-def _nan_to_none(x):
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _nan_to_none(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_nan_to_none(v) for v in x]
-    return x
-
-
 def _ratio(a, b):
     return a / b if b else math.nan
 
 
 @dataclass
-class TournamentResults:
+class TournamentResults(Results):
     """Results of :func:`tournament`: per-pair and per-bot figures, all derived from the
     integer statistics in ``chunks`` (``{(i, j, chunk): stats}``, as in the output file).
 
@@ -454,9 +348,10 @@ class TournamentResults:
 
     def __post_init__(self):
         # the configuration as the file holds it (sorted keys, lists): equal runs print alike
-        self.config = json.loads(_dumps(self.config))
+        self.config = _journal.canonical(self.config)
 
-    # -- totals ------------------------------------------------------------------------
+    # -- totals (each figure is computed once: the results do not change) ---------------
+    @cached_property
     def _totals(self):
         keys = (_MATCH_STATS if self.match else _MONEY_STATS)
         keys += (_DEAL_STATS if self.config["duplicate"] else ())
@@ -504,14 +399,14 @@ class TournamentResults:
         return n * _var_sum(n, t["wins"], t["wins"]) if n else math.nan
 
     # -- pairs -------------------------------------------------------------------------
-    @property
+    @cached_property
     def pairs(self):
         """Per pair (first bot's view): games, points per game with a 95% interval, win rate,
         gammon and backgammon rates [won, lost], mean plies (money); matches, match-winning
         rate with a 95% interval, games per match (matches)."""
         rows = []
         names = self.names
-        for (i, j), t in self._totals().items():
+        for (i, j), t in self._totals.items():
             n = t["games"]
             mean, var = self._value_stats(t)
             half = Z95 * math.sqrt(var)                  # NaN with fewer than two games
@@ -522,7 +417,7 @@ class TournamentResults:
                 if self.config["duplicate"]:
                     lo, hi = max(0.0, mean - half), min(1.0, mean + half)
                 else:
-                    lo, hi = _wilson(mean, n)
+                    lo, hi = wilson_interval(mean, n)
                 row.update({"matches": n, "match_win_rate": mean,
                             "match_win_rate_ci95": [lo, hi],
                             "games_per_match": _ratio(t["match_games"], n)})
@@ -544,14 +439,18 @@ class TournamentResults:
     # -- ratings -----------------------------------------------------------------------
     def ratings(self):
         """Elo ratings (mean 0), their 95% half-widths and a note (see the module notes)."""
+        return self._ratings
+
+    @cached_property
+    def _ratings(self):
         k = len(self.names)
-        tot = self._totals()
+        tot = self._totals
         data = [(i, j, t["games"], t["wins"], self._win_variance(t))
                 for (i, j), t in tot.items() if t["games"] > 0]
-        return _elo(k, data)
+        return elo_ratings(k, data)
 
     # -- bots --------------------------------------------------------------------------
-    @property
+    @cached_property
     def bots(self):
         """Per bot, over all its games: rating with 95% interval, rank, games, points per
         game with a 95% interval, win, gammon and backgammon rates (money) or match-winning
@@ -561,7 +460,7 @@ class TournamentResults:
         rating, half, _ = self.ratings()
         acc = [dict.fromkeys(("n", "value", "wins", "gw", "gl", "bw", "bl", "mg"), 0)
                | {"var": 0.0} for _ in names]
-        for (i, j), t in self._totals().items():
+        for (i, j), t in self._totals.items():
             n = t["games"]
             _, var = self._value_stats(t)
             value = t["wins"] if self.match else t["points"]
@@ -601,7 +500,7 @@ class TournamentResults:
             rows.append(row)
         return rows
 
-    @property
+    @cached_property
     def matrix(self):
         """(k, k) float array: points per game (match-winning rate) of row bot vs column
         bot; NaN on the diagonal and for pairs not played yet."""
@@ -635,10 +534,11 @@ class TournamentResults:
         return (f"{what}; {c['games']:,} {unit} per pair"
                 f"{' (duplicate)' if c['duplicate'] else ''}, seed {c['seed']}")
 
-    def to_dict(self):
-        """Every figure as plain data (NaN as None); equal runs give equal dicts."""
+    def summary(self):
+        """Every figure (``to_dict()`` gives it as plain data, NaN as None; equal runs give
+        equal dicts)."""
         rating_note = self.ratings()[2]
-        return _nan_to_none({
+        return {
             "config": self.config, "partial": self.partial,
             "games_played": self.games_played, "games_total": self.games_total,
             "bots": self.bots, "pairs": self.pairs,
@@ -650,11 +550,7 @@ class TournamentResults:
                         "ci95": "sandwich covariance (Fisher information, observed variance"
                                 + (" over deals" if self.config["duplicate"] else "") + ")",
                         "note": rating_note},
-        })
-
-    def to_json(self, indent=2):
-        """:meth:`to_dict` as JSON text (bit-identical for equal runs, resumed or not)."""
-        return json.dumps(self.to_dict(), indent=indent)
+        }
 
     def table(self):
         """A readable text report: bots by rating, the pairs, and the matrix."""
@@ -705,40 +601,27 @@ class TournamentResults:
         lines += _grid([""] + self.names, rows, "l" + "r" * k)
         return "\n".join(lines)
 
-    def __str__(self):
-        return self.table()
-
     def plot(self, path):
         """Draw :attr:`matrix` as a PNG (needs matplotlib: the ``plot`` extra)."""
-        plot_matrix(self, path)
+        plot_matrix(self.matrix, self.names, self.match, self.partial, self.describe(), path)
 
     # -- files -------------------------------------------------------------------------
     def save(self, path):
         """Write the results as a tournament file (header and chunk lines), which
         :meth:`load` reads back and :func:`tournament` can resume."""
-        path = os.fspath(path)
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(_dumps({"fastbg_tournament": FORMAT, "config": self.config}) + "\n")
-            for key in _schedule(self.config):
-                if key in self.chunks:
-                    i, j, c = key
-                    deals, per_chunk, _ = _units(self.config)
-                    start = c * per_chunk
-                    f.write(_dumps({"pair": [i, j], "chunk": c, "start": start,
-                                    "n": min(per_chunk, deals - start),
-                                    "stats": self.chunks[key]}) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        _journal.write(path, JOB, self.config,
+                       [_chunk_record(self.config, *key, self.chunks[key])
+                        for key in _schedule(self.config) if key in self.chunks])
 
     @classmethod
     def load(cls, path):
         """Read a tournament file (complete or not; a cut-short last line is ignored)."""
         path = os.fspath(path)
-        config, chunks, _ = _read(path)
+        config, records, _ = _journal.read(path, JOB)
         if config is None:
             raise TournamentFileError(f"{path} holds no tournament header")
+        _journal.read(path, JOB, _chunk_checker(config))      # every chunk line, numbered
+        chunks = _chunks_of(records)
         return cls(config, chunks, partial=len(chunks) < len(_schedule(config)))
 
 
@@ -771,149 +654,3 @@ def _elo_text(r):
     if math.isnan(lo):
         return f"{r['rating']:+7.1f}"
     return f"{r['rating']:+7.1f} ({lo:+.0f} .. {hi:+.0f})"
-
-
-# ----------------------------------------------------------------------------- Elo fit
-
-def _strongly_connected(k, edges):
-    """True when every node reaches every other along directed ``edges`` (i, j)."""
-    def reach(adj):
-        seen, stack = {0}, [0]
-        while stack:
-            a = stack.pop()
-            for b in adj[a]:
-                if b not in seen:
-                    seen.add(b)
-                    stack.append(b)
-        return len(seen) == k
-    fwd = [[] for _ in range(k)]
-    back = [[] for _ in range(k)]
-    for a, b in edges:
-        fwd[a].append(b)
-        back[b].append(a)
-    return reach(fwd) and reach(back)
-
-
-def _connected(k, data):
-    return _strongly_connected(k, [(i, j) for i, j, *_ in data] + [(j, i) for i, j, *_ in data])
-
-
-def _loglik(theta, data):
-    ll = 0.0
-    for i, j, n, w, _ in data:
-        x = theta[i] - theta[j]
-        ll -= w * np.logaddexp(0.0, -x) + (n - w) * np.logaddexp(0.0, x)
-    return ll
-
-
-def _elo(k, data):
-    """Bradley-Terry MLE with the mean fixed at 0, in Elo points.
-
-    data: (i, j, n, wins of i, estimated variance of the wins) per pair played.
-    Returns (ratings, 95% half-widths, note or None), each rating list of length k.
-    """
-    nan = [math.nan] * k
-    if not data or not _connected(k, data):
-        return nan, nan, "not every bot is linked to the others by games yet: no ratings"
-    note = None
-    wins = [(i, j) for i, j, n, w, _ in data if w > 0] + [(j, i) for i, j, n, w, _ in data if w < n]
-    if not _strongly_connected(k, wins):
-        data = [(i, j, n + 1, w + 0.5, v) for i, j, n, w, v in data]
-        note = ("some bot won or lost every game against the rest: half a virtual win and "
-                "half a virtual loss added to every pair")
-    theta = np.zeros(k)
-    ll = _loglik(theta, data)
-    for _ in range(200):
-        grad = np.zeros(k)
-        info = np.zeros((k, k))
-        for i, j, n, w, _ in data:
-            p = 1.0 / (1.0 + math.exp(-(theta[i] - theta[j])))
-            g = w - n * p
-            grad[i] += g
-            grad[j] -= g
-            h = n * p * (1.0 - p)
-            info[i, i] += h
-            info[j, j] += h
-            info[i, j] -= h
-            info[j, i] -= h
-        step = np.linalg.pinv(info) @ grad
-        t = 1.0
-        while True:
-            trial = theta + t * step
-            trial -= trial.mean()
-            new = _loglik(trial, data)
-            if new >= ll or t < 1e-9:
-                break
-            t /= 2.0
-        moved = float(np.max(np.abs(trial - theta)))
-        theta, ll = trial, new
-        if moved < 1e-12:
-            break
-    info = np.zeros((k, k))
-    meat = np.zeros((k, k))
-    for i, j, n, w, v in data:
-        p = 1.0 / (1.0 + math.exp(-(theta[i] - theta[j])))
-        h = n * p * (1.0 - p)
-        if v == 0.0:
-            v = h     # every game went one way: no observed variance, take the model's
-        for a, b, s in ((i, i, 1), (j, j, 1), (i, j, -1), (j, i, -1)):
-            info[a, b] += s * h
-            meat[a, b] += s * v
-    inv = np.linalg.pinv(info)
-    cov = inv @ meat @ inv
-    half = [Z95 * math.sqrt(c) * ELO_SCALE if c >= 0 else math.nan for c in np.diag(cov)]
-    return [float(x) * ELO_SCALE for x in theta], half, note
-
-
-# ----------------------------------------------------------------------------- plot
-
-def _pyplot_free_figure():
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise ImportError("the plot needs matplotlib: pip install 'fastbg[plot]'") from None
-    return Figure, FigureCanvasAgg
-
-
-def check_plot():
-    """Raise ImportError naming the ``plot`` extra when matplotlib is missing."""
-    _pyplot_free_figure()
-
-
-def plot_matrix(results, path):
-    """Write ``results.matrix`` as a PNG heat map with the values in the cells.
-
-    Uses matplotlib's Agg canvas directly (no pyplot, no global backend change).
-    """
-    Figure, FigureCanvasAgg = _pyplot_free_figure()
-    m = results.matrix
-    names = results.names
-    k = len(names)
-    if results.match:
-        centre, span, label, spec = 0.5, 0.5, "match-winning rate (row vs column)", ".3f"
-    else:
-        finite = np.abs(m[np.isfinite(m)])
-        centre, span = 0.0, float(finite.max()) if finite.size and finite.max() > 0 else 1.0
-        label, spec = "points per game (row bot's view)", "+.3f"
-    size = 1.2 + 1.1 * k
-    fig = Figure(figsize=(size + 1.5, size))
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    shown = np.ma.masked_invalid(m)
-    im = ax.imshow(shown, cmap="RdBu", vmin=centre - span, vmax=centre + span)
-    ax.set_facecolor("0.85")
-    ax.set_xticks(range(k), labels=names, rotation=30, ha="right")
-    ax.set_yticks(range(k), labels=names)
-    for a in range(k):
-        for b in range(k):
-            if a == b or not np.isfinite(m[a, b]):
-                continue
-            dark = abs(m[a, b] - centre) > 0.6 * span
-            ax.text(b, a, format(m[a, b], spec), ha="center", va="center",
-                    color="white" if dark else "black", fontsize=10)
-    fig.colorbar(im, ax=ax, label=label)
-    title = "tournament" + (" (partial)" if results.partial else "")
-    ax.set_title(f"{title}\n{results.describe()}", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.fspath(path), dpi=120)

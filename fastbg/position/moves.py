@@ -104,7 +104,7 @@ def legal_moves_batch(boards, dice, threads=None):
     d = _validate_dice(dice, b.shape[0])
     n_threads = resolve_threads(threads)
     with _threads(n_threads):
-        return _batch(b, d, n_threads)
+        return legal_moves_rows(b, d, n_threads)
 
 
 def _chunk_bounds(m, n_chunks):
@@ -112,7 +112,10 @@ def _chunk_bounds(m, n_chunks):
     return edges[:-1].copy(), edges[1:].copy()
 
 
-def _batch(boards, dice, n_threads):
+def legal_moves_rows(boards, dice, n_threads):
+    """:func:`legal_moves_batch` without the checks, for callers whose boards and dice are
+    already valid (the game drivers): boards (n, 26) int8 and dice (n, 2) int64, both
+    C-contiguous, run on ``n_threads`` (the caller has set numba's thread count)."""
     n = boards.shape[0]
     if n <= _BLOCK:
         return _block(boards, dice, n_threads, _ROWS_PER_POSITION)

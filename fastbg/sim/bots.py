@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import NamedTuple
 
 from fastbg.sim import policy_kernels as _pol
 
@@ -87,12 +88,20 @@ def pubeval_tables():
     return _pol.pubeval_tables(w["race"], w["contact"])
 
 
+class ResolvedBot(NamedTuple):
+    """A bot as the game kernels see it."""
+    code: int            # policy code (fastbg.sim.policy_kernels RANDOM .. GNUBG)
+    scorer: object       # the ScorerBot's numba function, else None
+    evaluator: object    # the EvaluatorBot's Python function, else None
+    name: str            # display name
+
+
 def resolve(bot):
-    """(policy code, plug-in function or None, evaluator or None, display name) of a bot."""
+    """The :class:`ResolvedBot` of a name or a bot object (ValueError / TypeError if none)."""
     if isinstance(bot, str):
         key = bot.strip().lower()
         if key in BUILTIN:
-            return BUILTIN[key], None, None, key
+            return ResolvedBot(BUILTIN[key], None, None, key)
         extra = _extra_bot(key)
         if extra is not None:
             return resolve(extra)
@@ -101,11 +110,11 @@ def resolve(bot):
                          "choice), or a ScorerBot / EvaluatorBot")
     net = _gnubg_net_of(bot)
     if net is not None:
-        return _pol.GNUBG, None, None, getattr(bot, "name", "gnubg")
+        return ResolvedBot(_pol.GNUBG, None, None, getattr(bot, "name", "gnubg"))
     if isinstance(bot, ScorerBot):
-        return _pol.PLUGIN, bot.score, None, bot.name
+        return ResolvedBot(_pol.PLUGIN, bot.score, None, bot.name)
     if isinstance(bot, EvaluatorBot):
-        return _pol.EVALUATOR, None, bot.evaluate, bot.name
+        return ResolvedBot(_pol.EVALUATOR, None, bot.evaluate, bot.name)
     raise TypeError(f"a bot is a name or a ScorerBot / EvaluatorBot, got {type(bot).__name__}")
 
 

@@ -1,0 +1,220 @@
+"""The one builder of a run's settings: :func:`job_setup` -> :class:`JobSetup`.
+
+Every job that plays games (:func:`fastbg.play`, :func:`fastbg.play_matches`,
+:func:`fastbg.rollout`, :func:`fastbg.tournament`) describes its run here, with keyword
+arguments only: bots, seed, threads, start position, opening, rules, cube strategies,
+match score, truncation, quasi-random dice and the initial cube. The builder validates
+everything once (clear errors, nothing played) and groups it as the game kernels take it
+(:mod:`fastbg.sim.game_kernels`).
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from fastbg.constants import START
+from fastbg.cube import decision_kernels as _kcube
+from fastbg.cube import strategies as _cubes
+from fastbg.cube.rules import MatchRules, MoneyRules
+from fastbg.parallel import resolve_threads
+from fastbg.position.board import validate
+from fastbg.sim import bots as _bots
+from fastbg.sim import game_kernels as _play
+from fastbg.validation import check_choice, check_int
+
+MAX_PLIES = 10_000          # a game this long is reported as an error, not played on
+OPENINGS = {"use": _play.OPENING_USE, "reroll": _play.OPENING_REROLL}
+
+
+@dataclass(frozen=True)
+class JobSetup:
+    """A validated run, as the game kernels take it (build it with :func:`job_setup`).
+
+    seed        : np.uint64, with the game index fixes every game
+    names       : the two bots' display names
+    bots        : the kernels' bot tables (policy codes, pubeval and gnubg tables,
+                  plug-in scorers; see :mod:`fastbg.sim.game_kernels`)
+    cubes       : the kernels' cube tables (rules vector, strategies, efficiencies, match
+                  equity tables, probability plug-ins)
+    evaluators  : per side, the EvaluatorBot's Python function or None
+    gcfg        : int64 game settings vector (``game_kernels.G_*``)
+    start_board : int8[26], the first position (the start when none was given)
+    rot         : int64 (r, 36) quasi-random dice permutations, r = 0 when off
+    n_threads   : threads the kernels run on
+    rules       : the MoneyRules / MatchRules, or None (cubeless)
+    rules_text  : the rules and cube strategies in words, for reports
+    """
+    seed: np.uint64
+    names: tuple
+    bots: tuple
+    cubes: tuple
+    evaluators: tuple
+    gcfg: np.ndarray
+    start_board: np.ndarray
+    rot: np.ndarray
+    n_threads: int
+    rules: object
+    rules_text: str
+
+    @property
+    def lockstep(self):
+        """True when a Python evaluator plays: games then advance one ply per round."""
+        return any(e is not None for e in self.evaluators)
+
+    @property
+    def cube_on(self):
+        return bool(self.cubes[0][_kcube.C_ENABLED])
+
+    @property
+    def has_plugins(self):
+        """True when a numba plug-in (scorer or cube probabilities) is compiled in."""
+        return any(p is not None for p in self.bots[3:]) or any(
+            p is not None for p in self.cubes[5:])
+
+
+def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=False,
+              rules=None, cube=None, score=None, crawford_game=False, truncate=None,
+              rotate=False, cube_value=1, cube_owner=None):
+    """Validate a run's settings and build its :class:`JobSetup`.
+
+    bots          : two bots (names or bot objects, see :mod:`fastbg.sim.bots`)
+    seed          : integer in [0, 2**64 - 1]
+    threads       : kernel threads (None: every numba thread)
+    start         : None (the opening roll), a board (bot 0 on roll) or (board, side)
+    opening       : "use" (the opening dice are the first player's roll) or "reroll"
+    debug         : check board invariants after every move
+    rules         : None (cubeless), MoneyRules or MatchRules
+    cube          : two cube strategies (default "never"); they need rules
+    score, crawford_game : match play: the score (points of bot 0, bot 1) and whether this
+                    is the Crawford game
+    truncate      : stop each game after this many plies (None: play to the end)
+    rotate        : quasi-random dice on the first two plies (rollouts)
+    cube_value, cube_owner : the initial cube (owner 0, 1 or None for centred)
+
+    >>> st = job_setup(bots=("pubeval", "random"), seed=3)
+    >>> st.names, st.lockstep
+    (('pubeval', 'random'), False)
+    """
+    seed = check_int("seed", seed, 0, 2**64 - 1)
+    check_choice("opening", opening, OPENINGS)
+    if not isinstance(bots, (tuple, list)) or len(bots) != 2:
+        raise ValueError(f"bots is a pair of bots, got {bots!r}")
+    resolved = [_bots.resolve(b) for b in bots]
+    cfg = _cube_config(rules)
+    if cube is None:
+        cube = ("never", "never")
+    if not isinstance(cube, (tuple, list)) or len(cube) != 2:
+        raise ValueError(f"cube is a pair of cube strategies, got {cube!r}")
+    cubes = [_cubes.resolve(c) for c in cube]
+    if rules is None and any(c.code != _kcube.CUBE_NEVER for c in cubes):
+        raise ValueError("cube strategies need rules (MoneyRules(...) or MatchRules(...))")
+    start_board, start_side, use_start = _parse_start(start)
+    away0, away1, craw, craw_after = _match_state(rules, score, crawford_game)
+    truncate = check_int("truncate", truncate, 0, MAX_PLIES, none=True)
+    check_int("cube_value", cube_value, 1)
+    if cube_owner not in (None, 0, 1):
+        raise ValueError(f"cube_owner is 0, 1 or None (centred), got {cube_owner!r}")
+    gcfg = np.zeros(_play.G_SIZE, np.int64)
+    gcfg[_play.G_START_SIDE] = start_side
+    gcfg[_play.G_USE_START] = use_start
+    gcfg[_play.G_OPENING] = OPENINGS[opening]
+    gcfg[_play.G_MAX_PLIES] = MAX_PLIES
+    gcfg[_play.G_TRUNCATE] = -1 if truncate is None else truncate
+    gcfg[_play.G_DEBUG] = bool(debug)
+    gcfg[_play.G_AWAY0], gcfg[_play.G_AWAY1] = away0, away1
+    gcfg[_play.G_CRAWFORD_GAME], gcfg[_play.G_CRAWFORD_AFTER] = craw, craw_after
+    gcfg[_play.G_CUBE_VALUE] = cube_value
+    gcfg[_play.G_CUBE_OWNER] = -1 if cube_owner is None else cube_owner
+    point, extra = _bots.pubeval_tables()
+    tables = (point,) + _bots.gnubg_tables(bots)
+    met_pre, met_post = _met_arrays(rules)
+    return JobSetup(
+        seed=np.uint64(seed), names=tuple(r.name for r in resolved),
+        bots=(np.array([r.code for r in resolved], np.int64), tables, extra,
+              resolved[0].scorer, resolved[1].scorer),
+        cubes=(cfg, np.array([c.code for c in cubes], np.int64),
+               np.array([c.x for c in cubes], np.float64), met_pre, met_post,
+               cubes[0].probs, cubes[1].probs),
+        evaluators=tuple(r.evaluator for r in resolved), gcfg=gcfg, start_board=start_board,
+        rot=dice_rotation(seed) if rotate else np.zeros((0, 36), np.int64),
+        n_threads=resolve_threads(threads), rules=rules,
+        rules_text="cubeless" if rules is None else f"{rules!r}, cube {cubes[0].name}/{cubes[1].name}")
+
+
+def _parse_start(start):
+    """(board, side on roll, use_start) from ``start``."""
+    if start is None:
+        return np.array(START), 0, False
+    if isinstance(start, tuple):
+        if len(start) != 2:
+            raise ValueError("start is a board or a (board, side on roll) pair")
+        board, side = start
+        if side not in (0, 1):
+            raise ValueError(f"the side on roll must be 0 or 1, got {side!r}")
+    else:
+        board, side = start, 0
+    b = validate(board)
+    if b.ndim != 1:
+        raise ValueError("start takes one board of shape (26,)")
+    if _play.mover_checkers(b) == 0 or _play.mover_checkers(-b[::-1].copy()) == 0:
+        raise ValueError("start position is already over (a side has no checkers left)")
+    return b.copy(), int(side), True
+
+
+def _cube_config(rules):
+    """The kernel's int64 rules vector (see fastbg/cube/decision_kernels.py) for ``rules``."""
+    cfg = np.zeros(_kcube.C_SIZE, np.int64)
+    if rules is None:
+        cfg[_kcube.C_MAX_CUBE] = -1
+        return cfg
+    if not isinstance(rules, (MoneyRules, MatchRules)):
+        raise TypeError(f"rules must be MoneyRules, MatchRules or None, got {type(rules).__name__}")
+    cfg[_kcube.C_ENABLED] = 1
+    cfg[_kcube.C_MAX_CUBE] = -1 if rules.max_cube is None else rules.max_cube
+    if rules.is_match:
+        cfg[_kcube.C_MATCH] = 1
+        cfg[_kcube.C_LENGTH] = rules.length
+        cfg[_kcube.C_CRAWFORD_RULE] = int(rules.crawford)
+    else:
+        cfg[_kcube.C_JACOBY] = int(rules.jacoby)
+        cfg[_kcube.C_BEAVERS] = int(rules.beavers)
+        cfg[_kcube.C_RACCOONS] = int(rules.raccoons)
+        cfg[_kcube.C_AUTO] = int(rules.auto_doubles)
+        cfg[_kcube.C_AUTO_LIMIT] = -1 if rules.auto_double_limit is None else rules.auto_double_limit
+        cfg[_kcube.C_TRIPLE66] = int(rules.triple_on_66)
+    return cfg
+
+
+def _match_state(rules, score, crawford_game):
+    """(away0, away1, crawford_game, crawford_after) for games at ``score``."""
+    if rules is None or not rules.is_match:
+        if score is not None or crawford_game:
+            raise ValueError("score and crawford_game apply to match play (rules=MatchRules(...))")
+        return 0, 0, 0, 0
+    score = (0, 0) if score is None else score
+    if (not isinstance(score, (tuple, list)) or len(score) != 2
+            or not all(isinstance(s, (int, np.integer)) and 0 <= s < rules.length for s in score)):
+        raise ValueError(f"score is two points totals each in [0, {rules.length - 1}] for a "
+                         f"{rules.length}-point match, got {score!r}")
+    a0, a1 = rules.length - score[0], rules.length - score[1]
+    if crawford_game and not (rules.crawford and 1 in (a0, a1)):
+        raise ValueError("a Crawford game needs the Crawford rule and a player 1-away")
+    # With a player already 1-away and this not the Crawford game, the Crawford game has
+    # been played: the rest of the match is post-Crawford.
+    crawford_after = rules.crawford and not crawford_game and 1 not in (a0, a1)
+    return a0, a1, int(bool(crawford_game)), int(crawford_after)
+
+
+def dice_rotation(seed):
+    """Two seeded permutations of the 36 ordered rolls for the quasi-random first plies."""
+    rng = np.random.default_rng([seed, 0x524F54])       # "ROT": its own stream of the seed
+    return np.stack([rng.permutation(36) for _ in range(2)]).astype(np.int64)
+
+
+def _met_arrays(rules):
+    """The match equity table for the kernel (a 1x1 placeholder outside match play)."""
+    if rules is None or not rules.is_match:
+        return np.zeros((1, 1)), np.zeros((2, 1))
+    from fastbg.cube import met as _met
+    table = _met.load_default()
+    return (np.ascontiguousarray(table.pre_crawford, np.float64),
+            np.ascontiguousarray(table.post_crawford, np.float64))
