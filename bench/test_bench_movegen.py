@@ -7,7 +7,6 @@ The workload is bench/workloads.py's perft set. For the side-by-side ratios meas
 one interleaved run, use ``python -m bench.movegen``.
 """
 import numba
-import numpy as np
 import pytest
 
 from bench import workloads

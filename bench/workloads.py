@@ -173,14 +173,17 @@ ROLLOUT_POSITIONS = {"contact (opening)": OPENING_ID, "race": race_board()}
 
 
 def gnubg_nn_games(board, n, rng):
-    """The rollout peer: ``n`` cubeless games from ``board`` (player on roll), gnubg-nn's
+    """The rollout peer: ``n`` cubeless games from ``board`` (a board or Position ID, the
+    player on roll), gnubg-nn's
     own 0-ply player on both sides (``gnubg_nn.best_move(..., n=0)`` each ply, the same
     choices as fastbg's "gnubg" bot up to exact ties), dice from ``rng``. One core, a
     Python loop over gnubg-nn calls. Returns the points won by the side first on roll."""
     import gnubg_nn
     from fastbg.evaluators.gnubg_nn import _gnubg_rows, from_gnubg
     from fastbg.sim.game_kernels import win_kind
-    start = _gnubg_rows(np.asarray(board)[None]).tolist()[0]
+    if isinstance(board, str):
+        board = fastbg.board_from_position_id(board)
+    start = _gnubg_rows(np.asarray(board, np.int8)[None]).tolist()[0]
     best, from_key = gnubg_nn.best_move, gnubg_nn.board_from_position_key
     points = []
     for _ in range(n):
