@@ -1,25 +1,31 @@
-#!/usr/bin/env python3
-"""Rollout throughput, side by side in one run: fastbg against GNU Backgammon's networks.
+"""Rollout throughput, side by side in one run: fastbg against GNU Backgammon's 0-ply player.
 
-Positions: the opening position (contact) and a race. Contestants, each timed on the same
-positions with interleaved repetitions (median reported):
+Positions: bench/workloads.py's ROLLOUT_POSITIONS (the opening and a race), cubeless
+games to the end. Contestants, every one measured in this run on the same positions:
 
-* fastbg rollout with the pubeval bot (cubeless, quasi-random dice), trials/s;
-* fastbg rollout with the ``gnubg-nn`` bot: GNU Backgammon's 0-ply choice, evaluated by
-  gnubg-nn once per candidate from Python (when gnubg-nn is installed);
-* fastbg rollout with the ``gnubg`` bot, the numba port of GNU Backgammon's nets (when
-  that bot exists and gnubg-nn provides the weights).
+* fastbg rollout with the pubeval bot (quasi-random dice), trials/s;
+* fastbg rollout with the ``gnubg`` bot: GNU Backgammon's 0-ply choice, its networks in
+  fastbg's numba kernels (needs the weights of gnubg-nn);
+* the peer, gnubg-nn's own 0-ply player (``gnubg_nn.best_move(..., n=0)`` each ply, both
+  sides; the same move choices as the ``gnubg`` bot up to exact ties), playing games from
+  the same position in a Python loop on one core, games/s (when gnubg-nn is installed).
+  Each repetition rolls fresh dice, so gnubg-nn's evaluation cache cannot replay games.
+
+Each repetition times every contestant once, in an order rotated from one repetition to
+the next; the medians are reported, and each fastbg rate is divided by the peer's median
+measured in the same run. fastbg pubeval against the peer compares a rollout with each
+tool's cheapest built-in player (different players, so different games); fastbg gnubg
+against the peer is the same player on both sides of the ratio.
 
 gnubg-nn's own ``rollout`` function is not timed: with the documented arguments it
-crashed (segmentation fault) here, and with its defaults it reported a win probability of
-1.0 for the opening position (gnubg-nn 1.1.0a11). The published figure for GNU Backgammon
-0-ply rollouts on this machine is about 430 games/s per core.
+crashed (segmentation fault), and with its defaults it reported a win probability of 1.0
+for the opening position (gnubg-nn 1.1.0a11).
 
-    python3 scripts/bench_rollout.py --trials 1296 --repeat 3 --json rollout.json
+    python -m bench.rollout --repeat 3 --json rollout.json
+    python -m bench.rollout --quick               # smoke run
 """
 import argparse
-import json
-import statistics
+import math
 import sys
 import time
 
@@ -27,81 +33,109 @@ import numba
 import numpy as np
 
 import fastbg
+from bench import harness, workloads
 
-POSITIONS = {
-    "contact (opening)": "4HPwATDgc/ABMA",
-    "race": None,     # built below: 8 checkers a side spread over the home boards
-}
-PUBLISHED_GNUBG_ROLLOUT = 430.0   # games/s per core, GNU Backgammon 0-ply (issue text)
+PEER = "gnubg-nn 0-ply player"
+QUICK = {"trials": 720, "gnubg_trials": 144, "peer_games": 10, "repeat": 2}
 
 
-def race_board():
-    b = np.zeros(26, np.int8)
-    b[[6, 5, 4, 3, 2, 8, 9, 10]] = [3, 3, 2, 2, 1, 2, 1, 1]
-    b[[19, 20, 21, 22, 23, 17, 16]] = [-3, -3, -2, -2, -2, -2, -1]
-    return b
+def fastbg_contestant(position, bot, trials, threads):
+    def run(rep):
+        t0 = time.perf_counter()
+        res = fastbg.rollout(position, trials=trials, bot=bot, seed=1, threads=threads)
+        dt = time.perf_counter() - t0
+        assert res.trials == trials and not res.partial
+        return trials / dt, (res.equity, res.equity_se)
+    return run
 
 
-def contestants(gnubg_trials):
-    out = [("fastbg pubeval", "pubeval", None)]
-    try:
-        import gnubg_nn  # noqa: F401
-        out.append(("fastbg + gnubg-nn bot", "gnubg-nn", gnubg_trials))
-    except ImportError:
-        print("gnubg_nn is not installed: the GNU Backgammon contestants are skipped")
-    return out
-
-
-def time_rollout(position, bot, trials, threads):
-    t0 = time.perf_counter()
-    res = fastbg.rollout(position, trials=trials, bot=bot, seed=1, threads=threads)
-    return trials / (time.perf_counter() - t0), res
+def peer_contestant(position, games, seed):
+    def run(rep):
+        rng = np.random.default_rng([seed, rep])
+        t0 = time.perf_counter()
+        pts = workloads.gnubg_nn_games(position, games, rng)
+        dt = time.perf_counter() - t0
+        assert len(pts) == games and all(abs(p) in (1, 2, 3) for p in pts)
+        return games / dt, (float(np.mean(pts)),
+                            float(np.std(pts, ddof=1) / math.sqrt(games)) if games > 1 else
+                            float("nan"))
+    return run
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=12960, help="trials per fastbg rollout")
-    ap.add_argument("--gnubg-trials", type=int, default=360,
-                    help="trials per rollout with the slow gnubg-nn bot")
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=None)
-    ap.add_argument("--json", dest="json_path")
+    ap.add_argument("--trials", type=int, default=12_960,
+                    help="trials per fastbg pubeval rollout (12,960)")
+    ap.add_argument("--gnubg-trials", type=int, default=2_592,
+                    help="trials per fastbg gnubg-bot rollout (2,592)")
+    ap.add_argument("--peer-games", type=int, default=200,
+                    help="games per measurement of gnubg-nn's 0-ply player (200)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="interleaved repetitions (3); medians are reported")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="fastbg's threads (default: all numba has)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the peer's dice (1)")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke-size run (" + ", ".join(f"--{k.replace('_', '-')} {v}"
+                                                      for k, v in QUICK.items()) + ")")
+    ap.add_argument("--json", dest="json_path", metavar="PATH",
+                    help="also write the figures to PATH as JSON")
     args = ap.parse_args(argv)
-    positions = {name: (pid if pid is not None else race_board())
-                 for name, pid in POSITIONS.items()}
-    who = contestants(args.gnubg_trials)
-    for _, bot, n in who:                     # compile / warm up
-        for pos in positions.values():
-            fastbg.rollout(pos, trials=36, bot=bot, seed=0, threads=args.threads)
-    samples = {(p, c[0]): [] for p in positions for c in who}
+    if args.quick:
+        for k, v in QUICK.items():
+            setattr(args, k, v)
+    if min(args.trials, args.gnubg_trials, args.peer_games, args.repeat) < 1:
+        ap.error("--trials, --gnubg-trials, --peer-games and --repeat must be at least 1")
+    threads = args.threads or numba.config.NUMBA_NUM_THREADS
+
+    info = harness.machine("gnubg-nn")
+    harness.print_machine(info, "fastbg rollout throughput: cubeless rollouts, side by side")
+    have_gnubg = workloads.have_gnubg()
+    who = [("fastbg pubeval", "pubeval", args.trials)]
+    if have_gnubg:
+        who.append(("fastbg gnubg (numba nets)", "gnubg", args.gnubg_trials))
+    else:
+        print("gnubg-nn is not installed: the gnubg bot and the peer are skipped; no ratios")
+
+    runs = {}
+    for pname, pos in workloads.ROLLOUT_POSITIONS.items():
+        for name, bot, n in who:
+            fastbg.rollout(pos, trials=36, bot=bot, seed=0, threads=threads)   # compile
+            runs[(pname, name)] = fastbg_contestant(pos, bot, n, threads)
+        if have_gnubg:
+            workloads.gnubg_nn_games(pos, 1, np.random.default_rng(0))        # warm up
+            runs[(pname, PEER)] = peer_contestant(pos, args.peer_games, args.seed)
+    harness.note_threading_layer(info)
+
     estimates = {}
-    for rep in range(args.repeat):
-        order = who[rep % len(who):] + who[:rep % len(who)]
-        for pname, pos in positions.items():
-            for name, bot, n in order:
-                rate, res = time_rollout(pos, bot, n or args.trials, args.threads)
-                samples[(pname, name)].append(rate)
-                estimates[(pname, name)] = (res.equity, res.equity_se)
-    print(f"rollout throughput, median of {args.repeat} (trials/s); threads "
-          f"{args.threads or numba.get_num_threads()}")
-    print(f"{'position':20} {'contestant':24} {'trials/s':>10} {'equity':>9} {'se':>7}")
+
+    def timed(key):
+        def run(rep):
+            rate, est = runs[key](rep)
+            estimates[key] = est
+            return rate
+        return run
+
+    samples = harness.interleaved({key: timed(key) for key in runs}, args.repeat)
+    median = harness.medians(samples)
+    print(f"\nmedian of {args.repeat} interleaved repetitions (min .. max in brackets); "
+          f"fastbg on {threads} thread{'s' if threads > 1 else ''}, the peer on one core")
+    print(f"{'position':18} {'contestant':26} {'games/s':>9}  {'range':<22} {'equity':>8} "
+          f"{'se':>7} {'vs peer':>8}")
     report = []
     for (pname, name), xs in samples.items():
-        med = statistics.median(xs)
+        peer = median.get((pname, PEER))
+        ratio = f"{median[(pname, name)] / peer:7.1f}x" if peer else "n/a"
         eq, se = estimates[(pname, name)]
-        print(f"{pname:20} {name:24} {med:10,.0f} {eq:+9.4f} {se:7.4f}")
-        report.append({"position": pname, "contestant": name, "trials_per_s": med,
-                       "samples": xs, "equity": eq, "se": se})
-    for pname in positions:
-        base = statistics.median(samples[(pname, who[0][0])])
-        print(f"{pname}: fastbg pubeval / published gnubg 0-ply rollout "
-              f"({PUBLISHED_GNUBG_ROLLOUT:.0f}/s per core): {base / PUBLISHED_GNUBG_ROLLOUT:.0f}x")
-        if len(who) > 1:
-            slow = statistics.median(samples[(pname, who[1][0])])
-            print(f"{pname}: fastbg pubeval / gnubg-nn bot rollout: {base / slow:.0f}x")
-    if args.json_path:
-        with open(args.json_path, "w") as f:
-            json.dump(report, f, indent=2)
+        print(f"{pname:18} {name:26} {harness.fmt_rate(median[(pname, name)]):>9}  "
+              f"{harness.spread(xs):<22} {eq:+8.4f} {se:7.4f} {ratio:>8}")
+        report.append({"position": pname, "contestant": name, "games_per_s": median[(pname, name)],
+                       "samples": xs, "equity": eq, "se": se,
+                       "ratio_vs_peer": median[(pname, name)] / peer if peer else None})
+    print("(a trial is one game; equity: points per game for the side on roll, the last "
+          "repetition's estimate)")
+    harness.finish(info, args.json_path, {"options": vars(args), "threads": threads,
+                                          "rows": report})
     return 0
 
 
