@@ -15,45 +15,25 @@ same accuracy) falls with the square of the ratio. The 95% interval of a ratio i
 normal approximation on the log scale, exp(+-1.96 * sqrt(1/(2(R-1)) * 2)), treating the two
 arms as independent (they share seeds, which only makes the true interval narrower).
 
-    python3 scripts/rollout_variance.py --json variance.json
-    python3 scripts/rollout_variance.py --reps 40 --vr-reps 10 --no-gnubg     # quicker
+The positions are bench/workloads.py's VARIANCE_POSITIONS. This measures accuracy, not
+speed: the seconds it records are one run's, not a benchmark figure.
+
+    python -m bench.rollout_variance --json variance.json
+    python -m bench.rollout_variance --reps 40 --vr-reps 10 --no-gnubg     # quicker
+    python -m bench.rollout_variance --quick                               # smoke run
 """
 import argparse
-import json
 import math
-import os
-import platform
 import statistics
-import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+import fastbg
+from bench import harness
+from bench.workloads import OPENING_ID as OPENING
+from bench.workloads import VARIANCE_POSITIONS as POSITIONS
+from bench.workloads import VARIANCE_RACE_ID as RACE
 
-import numpy as np  # noqa: E402
-
-import fastbg  # noqa: E402
-from fastbg.constants import BOARD_SIZE  # noqa: E402
-
-
-def make_board(mine, theirs):
-    """Board of the player on roll from {point: count}, each side in its own numbering."""
-    b = np.zeros(BOARD_SIZE, np.int8)
-    for p, n in mine.items():
-        b[p] += n
-    for p, n in theirs.items():
-        b[25 - p] -= n
-    return fastbg.position.board.validate(b)
-
-
-OPENING = "4HPwATDgc/ABMA"
-# Middle game: both sides have split a back checker or escaped one, builders in play.
-MIDDLE = fastbg.position_id(make_board({24: 1, 13: 4, 8: 3, 6: 5, 5: 2},
-                                       {24: 2, 13: 4, 8: 2, 6: 4, 4: 2, 18: 1}))
-# A race, no contact: 108 pips against 109, the player on roll a pip ahead and on roll.
-RACE = fastbg.position_id(make_board({12: 2, 9: 2, 8: 3, 6: 4, 5: 2, 4: 2},
-                                     {12: 1, 10: 2, 8: 3, 7: 2, 6: 4, 5: 3}))
-POSITIONS = {"opening": OPENING, "middle game": MIDDLE, "race": RACE}
+QUICK = {"reps": 4, "vr_reps": 4, "trials": 144, "gnubg_reps": 3, "gnubg_trials": 36}
 
 
 def spread(position, reps, seed0, **kw):
@@ -114,8 +94,15 @@ def main(argv=None):
     ap.add_argument("--bot", default="pubeval")
     ap.add_argument("--seed", type=int, default=1000, help="first seed of each arm")
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke-size run (" + ", ".join(f"--{k.replace('_', '-')} {v}"
+                                                      for k, v in QUICK.items())
+                         + "): too few rollouts for meaningful ratios")
     ap.add_argument("--json", dest="json_path", default=None)
     args = ap.parse_args(argv)
+    if args.quick:
+        for k, v in QUICK.items():
+            setattr(args, k, v)
     if min(args.reps, args.vr_reps, args.gnubg_reps) < 3:
         ap.error("--reps, --vr-reps and --gnubg-reps must be at least 3")
 
@@ -123,8 +110,8 @@ def main(argv=None):
     # Compile everything once, outside the measurements.
     fastbg.rollout(RACE, trials=36, variance_reduction=True, evaluator="race")
     fastbg.rollout(OPENING, trials=36, rotate=False)
-    print(f"fastbg rollout variance; bot {args.bot}; seeds {args.seed}..; "
-          f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs")
+    info = harness.machine("gnubg-nn")
+    harness.print_machine(info, f"fastbg rollout variance; bot {args.bot}; seeds {args.seed}..")
     print("ratio = empirical sd(with) / sd(without) of the equity over R rollouts;"
           " rep.SE = the rollouts' own mean reported SE ratio")
     print(HEAD)
@@ -145,11 +132,7 @@ def main(argv=None):
             rows.append(compare("VR gnubg 0-ply on/off, opening", OPENING, args.gnubg_reps,
                                 args.seed, gkw,
                                 {"variance_reduction": True, "evaluator": "gnubg"}, {}))
-    if args.json_path:
-        meta = {"bot": args.bot, "seed": args.seed, "python": platform.python_version(),
-                "fastbg": getattr(fastbg, "__version__", None), "cpus": os.cpu_count()}
-        with open(args.json_path, "w") as f:
-            json.dump({"meta": meta, "rows": rows}, f, indent=2)
+    harness.finish(info, args.json_path, {"options": vars(args), "rows": rows})
     return rows
 
 

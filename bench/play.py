@@ -22,29 +22,17 @@ Then: games/s flatness (fastbg random on the most threads, at 10^4, 10^5, 10^6 g
 call, and 10^7 with --full, that one measured once), and the 1 -> 2 thread speed-up for
 random and pubeval, each with its target.
 
-    python3 scripts/bench_play.py --repeat 3 --json play.json
+    python -m bench.play --repeat 3 --json play.json
+    python -m bench.play --quick          # smoke run
 """
 import argparse
-import gc
-import json
-import math
 import os
-import platform
-import statistics
-import sys
 import time
-from importlib.metadata import PackageNotFoundError, version
 from importlib.util import find_spec
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-# pgx is benchmarked on JAX's CPU backend, even on a machine with an accelerator.
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import numba
 
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
-
-import fastbg  # noqa: E402
+from bench import harness, workloads
 
 OPENSPIEL = "OpenSpiel random (C++ loop)"
 PGX = "pgx random (JAX CPU, vmap)"
@@ -57,47 +45,9 @@ TARGETS = {
     "flatness": 0.85,                # slowest / fastest games/s over the flatness sizes
     "speedup_2_threads": 1.8,        # 2 threads over 1 thread, random and pubeval
 }
-
-
-def pkg_version(name):
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return None
-
-
-def loadavg():
-    """The 1, 5 and 15 minute load averages (None where the OS has none): a busy machine
-    shows here, and skews thread speed-ups first."""
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except (AttributeError, OSError):
-        return None
-
-
-def header():
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:
-        usable = os.cpu_count()
-    return {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "cpus_usable": usable,
-        "fastbg": pkg_version("fastbg"),
-        "numba": numba.__version__,
-        "numba_threads": numba.config.NUMBA_NUM_THREADS,
-        "numba_threading_layer": None,
-        "numpy": np.__version__,
-        "open_spiel": pkg_version("open_spiel") if find_spec("pyspiel") else None,
-        "pgx": pkg_version("pgx") if find_spec("pgx") else None,
-        "jax": pkg_version("jax") if find_spec("jax") else None,
-        "jaxlib": pkg_version("jaxlib") if find_spec("jaxlib") else None,
-        "loadavg_start": loadavg(),
-        "loadavg_end": None,
-    }
+QUICK = {"games": 2_000, "openspiel_games": 50, "pgx_batch": 16, "repeat": 2,
+         "min_time": 0.05}
+QUICK_FLAT_SIZES = (1_000, 2_000, 4_000)
 
 
 def fastbg_name(bot, threads, n):
@@ -109,39 +59,19 @@ def fastbg_name(bot, threads, n):
 # -- returns the number of games (raising AssertionError when the result is not sane).
 
 def fastbg_contestant(bot, threads, n, seed):
-    def run():
-        return fastbg.play(n, (bot, bot), seed=seed, threads=threads)
-
-    def check(res):
-        assert res.n_games == n and not res.partial, f"{res.n_games} games of {n}"
-        assert res.kind.min() >= 1 and res.kind.max() <= 3, "game kinds outside 1..3"
-        assert set(np.unique(res.winner)) <= {0, 1}, "winner outside 0..1"
-        assert res.plies.min() >= 2, "a game shorter than two plies"
-        return n
-    return run, check
+    return (lambda: workloads.play_fastbg(n, bot, threads, seed),
+            lambda res: workloads.check_play(res, n))
 
 
 def openspiel_contestant(n, seed):
-    import pyspiel
-    game = pyspiel.load_game("backgammon")
-
-    def run():
-        bots = [pyspiel.make_uniform_random_bot(p, seed + p) for p in range(2)]
-        evaluate, new = pyspiel.evaluate_bots, game.new_initial_state
-        return [evaluate(new(), bots, seed + i) for i in range(n)]
-
-    def check(returns):
-        r = np.asarray(returns)
-        assert r.shape == (n, 2), f"returns of shape {r.shape}"
-        assert np.all(np.isin(np.abs(r[:, 0]), (1, 2, 3))), "an unfinished game (or bad kind)"
-        assert np.all(r.sum(axis=1) == 0), "returns are not zero-sum"
-        return n
-    return run, check
+    return (lambda: workloads.play_openspiel(n, seed),
+            lambda returns: workloads.check_openspiel(returns, n))
 
 
 def pgx_contestant(batch, seed):
     import jax
     import jax.numpy as jnp
+    import numpy as np
     import pgx
 
     env = pgx.make("backgammon")
@@ -183,26 +113,6 @@ def pgx_contestant(batch, seed):
     return run, check
 
 
-def measure(run, loops):
-    """Seconds per call of ``run`` over ``loops`` calls, garbage collector off."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        t = time.perf_counter()
-        for _ in range(loops):
-            run()
-        return (time.perf_counter() - t) / loops
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def fmt_rate(r):
-    if r is None or not math.isfinite(r):
-        return "n/a"
-    return f"{r / 1e6:.3f} M" if r >= 1e6 else f"{r / 1e3:.2f} k" if r < 1e4 else f"{r / 1e3:.1f} k"
-
-
 def verdict(ok):
     return "ok" if ok else "MISSED"
 
@@ -226,23 +136,33 @@ def main(argv=None):
                     help=f"add {FULL_SIZE:,} games to the flatness check (measured once; a "
                          "few minutes)")
     ap.add_argument("--seed", type=int, default=0, help="seed of every game played (default 0)")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke-size run (" + ", ".join(f"--{k.replace('_', '-')} {v}"
+                                                      for k, v in QUICK.items())
+                         + f", flatness at {', '.join(map(str, QUICK_FLAT_SIZES))} games): "
+                         "too small for the targets")
     ap.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
     args = ap.parse_args(argv)
+    if args.quick:
+        for k, v in QUICK.items():
+            setattr(args, k, v)
+        if args.full:
+            ap.error("--quick and --full exclude each other")
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
     for opt in ("games", "openspiel_games", "pgx_batch"):
         if getattr(args, opt) < 1:
             ap.error(f"--{opt.replace('_', '-')} must be at least 1")
 
-    info = header()
-    print("fastbg game play: whole games from the opening position, cubeless")
-    print(f"python {info['python']} on {info['platform']} ({info['processor']})")
-    print(f"CPUs: {info['cpu_count']} ({info['cpus_usable']} usable); fastbg {info['fastbg']}; "
-          f"numba {info['numba']} (threads: {info['numba_threads']}); numpy {info['numpy']}")
-    if info["loadavg_start"]:
-        print(f"load average (1, 5, 15 min): {info['loadavg_start']}")
-    print(f"open_spiel {info['open_spiel'] or 'not installed'}; pgx {info['pgx'] or 'not installed'}"
-          + (f" (jax {info['jax']}, jaxlib {info['jaxlib']}, CPU)" if info["pgx"] else ""))
+    # pgx is benchmarked on JAX's CPU backend, even on a machine with an accelerator.
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    info = harness.machine("open_spiel", "pgx", "jax", "jaxlib")
+    harness.print_machine(info, "fastbg game play: whole games from the opening position, "
+                                "cubeless")
+    have_openspiel = find_spec("pyspiel") is not None
+    have_pgx = find_spec("pgx") is not None
+    if args.quick:
+        print("--quick: smoke-size run, figures too small for the targets")
 
     top = min(2, numba.config.NUMBA_NUM_THREADS)
     thread_counts = [1, 2] if top == 2 else [1]
@@ -258,27 +178,27 @@ def main(argv=None):
             run, check = fastbg_contestant(bot, th, args.games, args.seed)
             runs[fastbg_name(bot, th, None)] = (run, check)
     flat_names = {}
-    sizes = list(FLAT_SIZES)
+    sizes = list(QUICK_FLAT_SIZES if args.quick else FLAT_SIZES)
     for n in sizes:
         name = fastbg_name("random", top, None if n == args.games else n)
         flat_names[n] = name
         if name not in runs:
             runs[name] = fastbg_contestant("random", top, n, args.seed)
-    if info["open_spiel"]:
+    if have_openspiel:
         runs[OPENSPIEL] = openspiel_contestant(args.openspiel_games, args.seed)
     else:
         print("OpenSpiel: skipped, open_spiel is not installed (pip install open_spiel); "
               "no ratios")
-    if info["pgx"] and not args.no_pgx:
+    if have_pgx and not args.no_pgx:
         runs[PGX] = pgx_contestant(args.pgx_batch, args.seed)
-    elif not info["pgx"]:
+    elif not have_pgx:
         print("pgx: skipped, pgx is not installed (pip install pgx, which pulls jax)")
 
     # Warm up (compile) and check each contestant, then size its measurements.
     print("\nwarming up and checking every contestant ...", flush=True)
-    fastbg.play(64, ("random", "random"), threads=1)
-    fastbg.play(64, ("pubeval", "pubeval"), threads=top)
-    info["numba_threading_layer"] = numba.threading_layer()
+    workloads.play_fastbg(64, "random", 1)
+    workloads.play_fastbg(64, "pubeval", top)
+    harness.note_threading_layer(info)
     games, loops, first_call_s = {}, {}, {}
     for name, (run, check) in runs.items():
         t = time.perf_counter()
@@ -291,19 +211,19 @@ def main(argv=None):
         if name == fastbg_name("random", top, None):
             plies = float(out.plies.mean())
         # A first call that already lasts --min-time (compilation included) needs no second.
-        t1 = first_call_s[name] if first_call_s[name] >= args.min_time else measure(run, 1)
-        loops[name] = max(1, math.ceil(args.min_time / t1))
+        t1 = (first_call_s[name] if first_call_s[name] >= args.min_time
+              else harness.measure(run))
+        loops[name] = harness.loops_for(t1, args.min_time)
     print(f"numba threading layer: {info['numba_threading_layer']}")
     if PGX in runs:
         print(f"pgx: first call (jit compile + one batch) {first_call_s[PGX]:.1f} s")
 
     names = list(runs)
-    samples = {name: [] for name in names}
     t_all = time.perf_counter()
-    for rep in range(args.repeat):
-        k = rep % len(names)
-        for name in names[k:] + names[:k]:
-            samples[name].append(games[name] / measure(runs[name][0], loops[name]))
+    samples = harness.interleaved(
+        {name: (lambda rep, name=name: games[name] / harness.measure(runs[name][0],
+                                                                      loops[name]))
+         for name in names}, args.repeat)
     elapsed = time.perf_counter() - t_all
     if args.full:
         print(f"--full: playing {FULL_SIZE:,} games once ...", flush=True)
@@ -319,18 +239,15 @@ def main(argv=None):
         samples[name] = [FULL_SIZE / dt]
         games[name], loops[name] = FULL_SIZE, 1
 
-    median = {name: statistics.median(s) for name, s in samples.items()}
-    info["loadavg_end"] = loadavg()
+    median = harness.medians(samples)
     peer = median.get(OPENSPIEL)
     print(f"\nmedian of {args.repeat} interleaved repetitions (min .. max in brackets); "
-          f"{elapsed:.0f} s of timing"
-          + (f"; load average now {info['loadavg_end']}" if info["loadavg_end"] else ""))
+          f"{elapsed:.0f} s of timing")
     print(f"{'contestant':<32} {'games':>9} {'games/s':>10}  {'range':<22} {'vs OpenSpiel':>12}")
     for name in names:
         ratio = f"{median[name] / peer:11.2f}x" if peer else "n/a"
-        lo, hi = (fmt_rate(f(samples[name])) for f in (min, max))
-        spread = f"[{lo} .. {hi}]" if len(samples[name]) > 1 else "(once)"
-        print(f"{name:<32} {games[name]:>9,} {fmt_rate(median[name]):>10}  {spread:<22} "
+        print(f"{name:<32} {games[name]:>9,} {harness.fmt_rate(median[name]):>10}  "
+              f"{harness.spread(samples[name]):<22} "
               f"{ratio:>12}")
 
     # Targets.
@@ -350,7 +267,7 @@ def main(argv=None):
     for key, label, value in (("random_games_per_s", "random games/s", r_top),
                               ("pubeval_games_per_s", "pubeval games/s", p_top)):
         checks[key] = {"value": value, "target": TARGETS[key], "ok": value >= TARGETS[key]}
-        print(f"  {label:<28} {fmt_rate(value):>9}   >= {TARGETS[key]:,}    "
+        print(f"  {label:<28} {harness.fmt_rate(value):>9}   >= {TARGETS[key]:,}    "
               f"{verdict(checks[key]['ok'])}")
 
     flat = {n: median[flat_names[n]] for n in sizes}
@@ -358,7 +275,7 @@ def main(argv=None):
     checks["flatness"] = {"value": flat_ratio, "target": TARGETS["flatness"],
                           "ok": flat_ratio >= TARGETS["flatness"],
                           "games_per_s": {str(n): r for n, r in flat.items()}}
-    points = ", ".join(f"{n:.0e}".replace("e+0", "e") + f": {fmt_rate(r)}"
+    points = ", ".join(f"{n:.0e}".replace("e+0", "e") + f": {harness.fmt_rate(r)}"
                        for n, r in flat.items())
     print(f"  flat games/s (random)        {flat_ratio:8.2f}    slowest/fastest >= "
           f"{TARGETS['flatness']:.2f}  {verdict(checks['flatness']['ok'])}")
@@ -373,24 +290,19 @@ def main(argv=None):
                   f"{TARGETS['speedup_2_threads']}x       {verdict(checks[key]['ok'])}")
     print(f"  (random vs random: {plies:.1f} plies per game on average)")
 
-    if args.json:
-        report = {
-            "machine": info,
-            "options": vars(args),
-            "games_per_call": games,
-            "loops": loops,
-            "first_call_s": first_call_s,
-            "games_per_s": samples,
-            "median_games_per_s": median,
-            "ratio_vs_openspiel": {n: median[n] / peer for n in names} if peer else None,
-            "flatness_sizes": {str(n): flat_names[n] for n in sizes},
-            "targets": checks,
-            "random_mean_plies": plies,
-            "timing_s": elapsed,
-        }
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=2)
-        print(f"wrote {args.json}")
+    harness.finish(info, args.json, {
+        "options": vars(args),
+        "games_per_call": games,
+        "loops": loops,
+        "first_call_s": first_call_s,
+        "games_per_s": samples,
+        "median_games_per_s": median,
+        "ratio_vs_openspiel": {n: median[n] / peer for n in names} if peer else None,
+        "flatness_sizes": {str(n): flat_names[n] for n in sizes},
+        "targets": checks,
+        "random_mean_plies": plies,
+        "timing_s": elapsed,
+    })
 
 
 if __name__ == "__main__":

@@ -1,0 +1,151 @@
+"""What every side-by-side script shares: the machine header, interleaved timing, output.
+
+Figures are only comparable with the machine they come from, so each script prints (and
+writes to ``--json``) the CPU model, CPU count, Python, numba version and thread count,
+numpy, and the load average before and after timing. Timing is interleaved: each
+repetition times every contestant once, in an order rotated from one repetition to the
+next, so load from elsewhere on the machine hits all of them alike; medians are reported
+with the min..max range.
+"""
+import gc
+import json
+import math
+import os
+import platform
+import statistics
+import time
+from importlib.metadata import PackageNotFoundError, version
+
+import numba
+import numpy as np
+
+
+def cpu_model():
+    """The CPU's model name (from /proc/cpuinfo on Linux, else platform)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.lower().startswith(("model name", "hardware")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def pkg_version(name):
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def loadavg():
+    """The 1, 5 and 15 minute load averages, None where the OS has none."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+def machine(*peers):
+    """The header: machine, versions of fastbg, numba (and its threads), numpy and ``peers``
+    (distribution names, e.g. "gnubg-nn", "open_spiel"; None when not installed)."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    return {
+        "cpu_model": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "cpus_usable": usable,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "fastbg": pkg_version("fastbg"),
+        "numba": numba.__version__,
+        "numba_threads": numba.config.NUMBA_NUM_THREADS,
+        "numba_threading_layer": None,      # known after the first parallel call
+        "numpy": np.__version__,
+        "peers": {p: pkg_version(p) for p in peers},
+        "loadavg_start": loadavg(),
+        "loadavg_end": None,
+    }
+
+
+def print_machine(info, title):
+    print(title)
+    print(f"CPU: {info['cpu_model']}, {info['cpu_count']} CPUs ({info['cpus_usable']} usable); "
+          f"python {info['python']} on {info['platform']}")
+    print(f"fastbg {info['fastbg']}; numba {info['numba']} (threads: {info['numba_threads']}); "
+          f"numpy {info['numpy']}"
+          + "".join(f"; {p} {v or 'not installed'}" for p, v in info["peers"].items()))
+    if info["loadavg_start"]:
+        print(f"load average (1, 5, 15 min): {info['loadavg_start']}")
+
+
+def note_threading_layer(info):
+    """Record numba's threading layer (call after a parallel kernel has run)."""
+    try:
+        info["numba_threading_layer"] = numba.threading_layer()
+    except ValueError:
+        info["numba_threading_layer"] = None
+    return info["numba_threading_layer"]
+
+
+def measure(fn, loops=1):
+    """Seconds per call of ``fn`` over ``loops`` calls, garbage collector off (as timeit)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        t = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        return (time.perf_counter() - t) / loops
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def loops_for(seconds_per_call, min_time):
+    """Calls one measurement repeats so that it lasts at least ``min_time`` seconds."""
+    return max(1, math.ceil(min_time / max(seconds_per_call, 1e-9)))
+
+
+def interleaved(runs, repeat):
+    """Time each of ``runs`` (name -> function of the repetition index returning a rate)
+    once per repetition, in an order rotated between repetitions. Returns name -> rates."""
+    names = list(runs)
+    samples = {name: [] for name in names}
+    for rep in range(repeat):
+        k = rep % len(names)
+        for name in names[k:] + names[:k]:
+            samples[name].append(runs[name](rep))
+    return samples
+
+
+def medians(samples):
+    return {name: statistics.median(s) for name, s in samples.items()}
+
+
+def fmt_rate(r):
+    if r is None or not math.isfinite(r):
+        return "n/a"
+    if r >= 1e6:
+        return f"{r / 1e6:.3f} M"
+    return f"{r / 1e3:.2f} k" if r < 1e4 else f"{r / 1e3:.1f} k"
+
+
+def spread(samples):
+    if len(samples) < 2:
+        return "(once)"
+    return f"[{fmt_rate(min(samples))} .. {fmt_rate(max(samples))}]"
+
+
+def finish(info, path, report):
+    """Record the closing load average; write ``report`` (with the header) to ``path``."""
+    info["loadavg_end"] = loadavg()
+    if info["loadavg_end"]:
+        print(f"load average after timing: {info['loadavg_end']}")
+    if path:
+        with open(path, "w") as f:
+            json.dump({"machine": info, **report}, f, indent=2, default=float)
+        print(f"wrote {path}")
