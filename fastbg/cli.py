@@ -313,11 +313,14 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
 @click.option("--out", "out_path", type=click.Path(dir_okay=False),
               help="Append results to this file as chunks finish (JSON lines).")
 @click.option("--resume", is_flag=True, help="Continue the rollout saved in --out.")
+@click.option("--chunk", "chunk_size", default=1296, show_default=True, type=click.IntRange(1),
+              help="Trials per chunk: the unit saved to --out (part of the rollout's settings).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the estimates as JSON.")
 def rollout_command(position, trials, bot, seed, threads, rotate, truncate, variance_reduction,
-            evaluator, money, match_length, cube_text, out_path, resume, progress, json_path):
+                    evaluator, money, match_length, cube_text, out_path, resume, chunk_size,
+                    progress, json_path):
     """Roll out POSITION: a gnubg Position ID or an XGID, the player on roll to roll.
 
     Prints the five cubeless probabilities, the cubeless equity and, with --money or
@@ -348,7 +351,8 @@ def rollout_command(position, trials, bot, seed, threads, rotate, truncate, vari
                              truncate=truncate, rotate=rotate,
                              variance_reduction=variance_reduction, evaluator=evaluator,
                              cube=_pair(cube_text, "--cube"), threads=threads,
-                             progress=progress, out=out_path, resume=resume)
+                             progress=progress, out=out_path, resume=resume,
+                             chunk_size=chunk_size)
     except (ValueError, TypeError, ImportError, FileExistsError) as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:

@@ -1,6 +1,6 @@
 """Board layout, dtypes and bounds shared by every module (documented once, here).
 
-The interchange board (RULES.md section 1) is an ``int8`` array of 26 entries seen from
+The interchange board (docs/rules.md section 1) is an ``int8`` array of 26 entries seen from
 the player on roll:
 
 * ``b[1..24]``  points in the mover's numbering; positive = mover's checkers,

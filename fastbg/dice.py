@@ -67,7 +67,7 @@ def roll(seed, game, turn):
 
 @njit(**HOT)
 def opening_roll(seed, game):
-    """The opening roll: each player throws one die, ties throw again (RULES.md section 2).
+    """The opening roll: each player throws one die, ties throw again (docs/rules.md section 2).
 
     Returns (first player 0/1, die of player 0, die of player 1, ties before it); the
     number of ties matters for automatic doubles.

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for valid interchange boards (RULES.md section 1), and seeded
+"""Hypothesis strategies for valid interchange boards (docs/rules.md section 1), and seeded
 self-play positions (:func:`selfplay_positions`).
 
 Every board drawn here passes ``fastbg.position.board.validate``: at most 15 checkers a side, bars with

@@ -1,7 +1,7 @@
 """Tests of fastbg.cube: money take points and Janowski equities, match take points and
 gammon values, cubeful MWCs, and the race formulas (Keith, Thorp, 8-9-12) with their kernels.
 
-Worked numbers come from reference/cube.md (sections 2-4) and the sources it cites.
+Worked numbers come from docs/cube.md (sections 2-4) and the sources it cites.
 """
 from fractions import Fraction
 
@@ -166,7 +166,7 @@ def test_take_decision_boundary_is_janowskis_take_point(win_g, lose_g, x):
 
 # ================================================================= match play
 
-# reference/cube.md section 3: (taker away, doubler away): pass, take-lose, take-win, dead TP
+# docs/cube.md section 3: (taker away, doubler away): pass, take-lose, take-win, dead TP
 ORACLE = [
     (5, 5, 0.4227, 0.3520, 0.6480, 0.2387),
     (3, 3, 0.4005, 0.2492, 0.7508, 0.3017),
@@ -190,7 +190,7 @@ def test_dead_cube_take_points_oracle(taker, doubler, pass_, take_lose, take_win
 @pytest.mark.parametrize("away, gv", [(5, 0.457), (7, 0.509), (9, 0.497), (4, 0.680),
                                       (3, 0.761), (2, 0.910)])
 def test_gammon_values_oracle(away, gv):
-    """reference/cube.md's values to within 1e-3 (its 3-3 value 0.761 is (0.75076 - 0.59947)
+    """docs/cube.md's values to within 1e-3 (its 3-3 value 0.761 is (0.75076 - 0.59947)
     / (0.59947 - 0.40053) = 0.76048 from the table, which rounds to 0.760)."""
     v = cube.gammon_values(away, away)
     assert v.win_gammon == pytest.approx(gv, abs=1e-3)

@@ -1,11 +1,11 @@
-"""The doubling cube, scoring, money options and match play (RULES.md sections 6-9).
+"""The doubling cube, scoring, money options and match play (docs/rules.md sections 6-9).
 
 An independent check of ``fastbg.cube.rules``, ``fastbg.cube.cube_game`` and ``fastbg.cube.match`` against the
 rule book:
 
 * one scenario table per rule: a short sequence of actions and the expected cube state after
   it, each row also replayed on the slow model ``tests/reference/cube_model.py`` (written
-  from RULES.md, it imports nothing from fastbg);
+  from docs/rules.md, it imports nothing from fastbg);
 * a table of illegal actions: each raises :class:`IllegalCubeAction` whose message says why,
   and leaves the state exactly as it was;
 * validation of the rule objects;
@@ -859,7 +859,7 @@ def test_mostly_legal_games_agree_with_model(rc, data):
 
 
 def test_a_game_is_recorded_once():
-    """Recording the same game twice, or a stale one, would corrupt the score (RULES.md 10)."""
+    """Recording the same game twice, or a stale one, would corrupt the score (docs/rules.md 10)."""
     m = Match(5)
     g = m.new_game()
     g.start_turn(0)

@@ -1,5 +1,5 @@
 """Cubeful play (``fastbg.play`` with ``rules``/``cube``, ``fastbg.play_matches``) against the
-rule book (RULES.md sections 6-9).
+rule book (docs/rules.md sections 6-9).
 
 * Sampled games replayed by the cubeful reference player (tests/reference/cubeful_game.py:
   the same dice and moves, the cube decided by the slow tools of fastbg.cube / fastbg.met
@@ -155,7 +155,7 @@ def events(refs, name):
 
 def start_stake(rules, seed, game, ties=None):
     """The stake after the automatic doubles of ``game`` (its tied opening throws' dice
-    ``ties``), by CubeGame (RULES.md section 8)."""
+    ``ties``), by CubeGame (docs/rules.md section 8)."""
     cg = CubeGame(rules)
     if not rules.is_match and rules.auto_doubles:
         for d in opening_tie_dice(seed, game) if ties is None else ties:
@@ -223,7 +223,7 @@ def test_janowski_money_beaver_limits_match_reference():
 
 
 def test_no_double_before_the_opening_move():
-    """RULES.md sections 2 and 6: with the usual opening the first player plays the opening
+    """docs/rules.md sections 2 and 6: with the usual opening the first player plays the opening
     throw as his first roll, so he has rolled already and cannot double on that turn; the
     second player may double before his first roll."""
     rules = MoneyRules(jacoby=False, beavers=True, raccoons=True)
@@ -235,9 +235,9 @@ def test_no_double_before_the_opening_move():
 
 
 def test_unlimited_cube_is_exact_or_an_error():
-    """max_cube=None (RULES.md section 6): no limit. Two players who redouble every turn
+    """max_cube=None (docs/rules.md section 6): no limit. Two players who redouble every turn
     reach stakes past 2**31 and 2**63; the result must be exact or a clear error, never a
-    silently wrapped stake (RULES.md section 10)."""
+    silently wrapped stake (docs/rules.md section 10)."""
     rules = MoneyRules(max_cube=None)
     try:
         res = fastbg.play(6, ("random", "random"), seed=25, rules=rules, cube=(EAGER, EAGER),
@@ -291,7 +291,7 @@ def test_janowski_match_without_crawford_rule_matches_reference():
 
 
 def test_crawford_game_has_no_doubling():
-    """RULES.md section 9: neither player may double in the Crawford game."""
+    """docs/rules.md section 9: neither player may double in the Crawford game."""
     for cube in (("race", "race"), JANOWSKI):
         for score in ((6, 0), (3, 6), (6, 5)):
             res = fastbg.play(600, ("pubeval", "random"), seed=35, rules=MatchRules(7),
@@ -302,7 +302,7 @@ def test_crawford_game_has_no_doubling():
 
 
 def test_match_points_never_exceed_the_winners_away():
-    """RULES.md section 9: points beyond the match length do not matter; a game at a score
+    """docs/rules.md section 9: points beyond the match length do not matter; a game at a score
     is worth at most what its winner needs, played out or dropped."""
     rules = MatchRules(7)
     for score in ((6, 0), (5, 5), (4, 6), (3, 5)):
@@ -348,7 +348,7 @@ def test_jacoby_rule_in_bulk(rules):
 
 
 def _tie_law(rules, ties):
-    """The stake after a sequence of tied throws' dice, as RULES.md section 8 reads."""
+    """The stake after a sequence of tied throws' dice, as docs/rules.md section 8 reads."""
     v = 1
     used = 0
     for d in ties:

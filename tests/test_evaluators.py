@@ -148,7 +148,7 @@ def test_start_and_hand_positions():
 
 
 def test_finished_positions_are_exact():
-    # The mover has no checker left: he has won; the kind follows RULES.md section 7.
+    # The mover has no checker left: he has won; the kind follows docs/rules.md section 7.
     assert list(single(board_of({}, {12: 15}))) == [1, 1, 0, 0, 0]
     assert list(single(board_of({}, {3: 1, 12: 14}))) == [1, 1, 1, 0, 0]
     assert list(single(board_of({}, {12: 14}))) == [1, 0, 0, 0, 0]

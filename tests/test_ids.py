@@ -1,4 +1,4 @@
-"""Tests of fastbg.position.ids: gnubg Position IDs (reference/formats.md section 1)."""
+"""Tests of fastbg.position.ids: gnubg Position IDs (docs/formats.md section 1)."""
 import base64
 from pathlib import Path
 

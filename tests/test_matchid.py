@@ -1,4 +1,4 @@
-"""Tests of fastbg.position.ids: gnubg Match IDs and MatchState (reference/formats.md section 2).
+"""Tests of fastbg.position.ids: gnubg Match IDs and MatchState (docs/formats.md section 2).
 
 gnubg_nn (the oracle extra) has no Match ID functions, so the oracle here is an independent
 encoder written from the manual's bit table (``key_of`` below), the manual's worked bit

@@ -1,6 +1,6 @@
 """Tests of fastbg.met: the Kazaross-XG2 table, score conventions, gnubg MET XML files.
 
-Worked numbers are those of reference/cube.md section 3 (Kazaross-XG2, gnubg's default).
+Worked numbers are those of docs/cube.md section 3 (Kazaross-XG2, gnubg's default).
 """
 import json
 import importlib.resources

@@ -1,17 +1,54 @@
-"""The README's Python examples run as written (one namespace, in order)."""
+"""The README's and docs/' Python examples run as written (one namespace per page, in
+order), the Quick start stays two commands, and docs/architecture.md names every module."""
 import pathlib
 import re
 
-README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+
+
+def _run_python_blocks(page):
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)
+    namespace = {}
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"{page.name} block {i}", "exec"), namespace)  # noqa: S102
+    return len(blocks)
 
 
 def test_readme_python_blocks_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)     # examples may write files
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
-    assert blocks, "README has no python examples"
-    namespace = {}
-    for i, code in enumerate(blocks):
-        exec(compile(code, f"README block {i}", "exec"), namespace)  # noqa: S102
+    assert _run_python_blocks(README), "README has no python examples"
+
+
+@pytest.mark.parametrize("page", DOCS, ids=[p.name for p in DOCS])
+def test_docs_python_blocks_run(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _run_python_blocks(page)
+
+
+def test_docs_exist_and_readme_points_at_them():
+    names = {p.name for p in DOCS}
+    assert {"rules.md", "formats.md", "cube.md", "rollouts.md", "architecture.md"} <= names
+    assert "docs/" in README.read_text()
+
+
+def test_architecture_names_every_module():
+    """Every module and subpackage of fastbg appears in docs/architecture.md's tree."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    tree = text.split("## Where things live", 1)[1].split("```", 2)[1]
+    listed = {line.split()[0] for line in tree.splitlines() if line.strip()}
+    package = ROOT / "fastbg"
+    missing = [str(p.relative_to(package)) for p in sorted(package.rglob("*.py"))
+               if p.name != "__init__.py" and p.name not in listed]
+    missing += [p.name + "/" for p in sorted(package.iterdir())
+                if p.is_dir() and (p / "__init__.py").exists() and p.name + "/" not in listed]
+    assert not missing, f"modules missing from docs/architecture.md: {missing}"
+    for name in listed:                      # and nothing listed that is not there
+        if name.endswith(".py") and name != "__init__.py":
+            assert list(package.rglob(name)), f"docs/architecture.md lists {name}, not in the tree"
 
 
 def test_quick_start_has_two_commands():

@@ -1,4 +1,4 @@
-"""Tests of fastbg.position.ids: XGIDs and XGIDInfo (reference/formats.md section 3).
+"""Tests of fastbg.position.ids: XGIDs and XGIDInfo (docs/formats.md section 3).
 
 The XGID draws the position from the BOTTOM player's view; fastbg's board is seen from the
 player on roll (``turn``). The oracle for the layout is ``gnubg_board`` below, a transcription

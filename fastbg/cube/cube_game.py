@@ -1,10 +1,10 @@
-"""The doubling cube of one game as a state machine (RULES.md sections 6-9).
+"""The doubling cube of one game as a state machine (docs/rules.md sections 6-9).
 
 Flow of a game: optional ``opening_tie()`` calls (automatic doubles, money only), then for
 each turn ``start_turn(player)``, optionally ``offer()`` and the answers (``take``,
 ``drop``, ``beaver``, ``raccoon``), then ``rolled()``; finally ``finish(winner, kind)``
 unless a drop ended the game. Every illegal action raises :class:`IllegalCubeAction`
-saying why, and leaves the state unchanged. With the usual opening (RULES.md section 2:
+saying why, and leaves the state unchanged. With the usual opening (docs/rules.md section 2:
 the first player plays the opening dice) the first player has already rolled on his first
 turn: call ``rolled()`` right after ``start_turn``. The caller drives the turn order.
 

@@ -1,4 +1,4 @@
-"""Cube decisions and settlement inside the game loop (RULES.md sections 6-9).
+"""Cube decisions and settlement inside the game loop (docs/rules.md sections 6-9).
 
 The rules travel as an int64 vector ``cfg`` (indices C_*), built by
 :func:`fastbg.sim.games._cube_config` from MoneyRules / MatchRules; a game's cube state is a
@@ -6,7 +6,7 @@ handful of scalars (value, owner: -1 centred or the player 0/1, turned). Strateg
 
 * ``CUBE_NEVER``: never doubles; takes every double.
 * ``CUBE_RACE``: in a race (no contact) doubles, redoubles and takes by Tom Keith's count
-  (reference/cube.md section 4); in contact never doubles and always takes. Never beavers.
+  (docs/cube.md section 4); in contact never doubles and always takes. Never beavers.
 * ``CUBE_JANOWSKI``: a numba ``probs(board, out)`` plug-in gives the five cubeless
   probabilities of the player on roll; decisions compare cubeful equities. Money play:
   Janowski's model with cube efficiency x (no double / double-take / double-pass);
@@ -115,7 +115,7 @@ def money_cubeful(p, state, x, jacoby_active):
 
     state: 0 centred, 1 owned by the player on roll, 2 owned by the opponent.
     E = E_dead (1 - x) + E_live x, with gnubg's piecewise-linear live equity
-    (reference/cube.md section 2; the same formulas as :func:`fastbg.cube.janowski_equity`,
+    (docs/cube.md section 2; the same formulas as :func:`fastbg.cube.janowski_equity`,
     which the tests compare). With the Jacoby rule active (centred cube, not yet turned)
     gammons do not count: E_dead = 2 P(win) - 1 and the outer live segments are flat at
     -1 and +1, the take and cash points staying those of the real W and L.

@@ -1,8 +1,8 @@
 """Cube math: money equities and take points, match equities at a score, race formulas.
 
-Pure Python and numpy, no fastmath (STYLE.md 8); the race formulas run the numba kernels of
+Pure Python and numpy, no fastmath (fastmath stays off where equities are computed); the race formulas run the numba kernels of
 :mod:`fastbg.cube.keith_kernels`, so the game kernel and this module share one implementation.
-Sources are cited per function; the worked numbers are in reference/cube.md.
+Sources are cited per function; the worked numbers are in docs/cube.md.
 
 Probabilities ``p`` are the five cumulative outputs of gnubg-style evaluators, seen from one
 player: ``(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)``, where a gammon
@@ -161,7 +161,7 @@ def average_win_loss(p):
     """``(W, L)``: the average cubeless value of the games won and of the games lost.
 
     W = 1 + (WG + WBG) / P(win), L = 1 + (LG + LBG) / P(lose), each 1 when there is no such
-    game (gnubg ``Cl2CfMoney``; reference/cube.md section 2). Gammon-free: W = L = 1.
+    game (gnubg ``Cl2CfMoney``; docs/cube.md section 2). Gammon-free: W = L = 1.
     """
     a = _probs(p)
     w, wg, wbg, lg, lbg = np.moveaxis(a, -1, 0)
@@ -187,7 +187,7 @@ def take_point_money(p_or_wl, x=0.0):
 
     The taker's least winning chance for a take, from the TAKER's ``p`` or his ``(W, L)``.
     ``x`` is the cube efficiency: 0 dead cube (25% gammon-free), 1 fully live (20%)
-    (Janowski 1993; reference/cube.md section 2).
+    (Janowski 1993; docs/cube.md section 2).
 
     >>> take_point_money((1, 1)), take_point_money((1, 1), x=1)
     (0.25, 0.2)
@@ -232,7 +232,7 @@ def _money_live(big_w, big_l, pw, owner, jacoby):
 def janowski_equity(p, cube_owner, x, jacoby=False, cube=1):
     """Cubeful money equity from cubeless probabilities: E = E_dead (1 - x) + E_live x.
 
-    gnubg ``Cl2CfMoney`` / ``MoneyLive`` (reference/cube.md section 2). E_dead is the cubeless
+    gnubg ``Cl2CfMoney`` / ``MoneyLive`` (docs/cube.md section 2). E_dead is the cubeless
     equity; E_live is piecewise linear in P(win) through the points
     centred (0, -L), (TP, -1), (CP, +1), (1, +W); owned (0, -L), (CP, +1), (1, +W);
     unavailable (0, -L), (TP, -1), (1, +W); with TP = (L - 1/2)/(W + L + 1/2) and
@@ -298,7 +298,7 @@ def mwc_cubeless(p, away0, away1, cube=1, met=None):
 def mwc_to_emg(mwc, away0, away1, cube=1, met=None):
     """Normalised money equity of an MWC: 2 (MWC - MWC(lose)) / (MWC(win) - MWC(lose)) - 1.
 
-    Win and lose are of the current cube (gnubg ``mwc2eq``; reference/cube.md section 3).
+    Win and lose are of the current cube (gnubg ``mwc2eq``; docs/cube.md section 3).
     """
     a0, a1 = _aways(away0, away1)
     c = _cube(cube)
@@ -318,7 +318,7 @@ def gammon_values(away0, away1, cube=1, met=None):
     """Gammon and backgammon values of player 0 at a score with ``cube`` (:class:`GammonValues`).
 
     GV = (MWC(win gammon) - MWC(win)) / (MWC(win) - MWC(lose)) and the like
-    (reference/cube.md section 3). Kazaross-XG2, cube 1: 5-5 0.457, 3-3 0.760, 2-2 0.910.
+    (docs/cube.md section 3). Kazaross-XG2, cube 1: 5-5 0.457, 3-3 0.760, 2-2 0.910.
     gnubg's gammon prices (``getGammonPrice``) are twice these, floored at 0.
     """
     a0, a1 = _aways(away0, away1)
@@ -423,7 +423,7 @@ def take_point_match(away_taker, away_doubler, cube=1, live=False, p=None, met=N
 
     ``live=False``: dead cube, no redoubles: risk / (risk + gain) =
     (MWC(pass) - MWC(take, lose)) / (MWC(take, win) - MWC(take, lose)), MWCs the taker's
-    (reference/cube.md section 3; oracle: 5-5 0.2387, 4-2 0.3713).
+    (docs/cube.md section 3; oracle: 5-5 0.2387, 4-2 0.3713).
     ``live=True``: gnubg ``GetPoints``: TP_live(c) = TP_dead(c) x (1 - TP'_live(2c)), TP' the
     doubler's take point of the taker's redouble, recursing up to the last cube level that
     matters (:func:`dead_cube_level`); there TP_live is the dead take point with gnubg's
@@ -547,7 +547,7 @@ def keith_count(board):
 
     Pip count + 2 per checker beyond the first on the 1-point + 1 per checker beyond the first
     on the 2-point + 1 per checker beyond the third on the 3-point + 1 per empty 4-, 5- and
-    6-point (Tom Keith; bgonline.org/keith.html; reference/cube.md section 4).
+    6-point (Tom Keith; bgonline.org/keith.html; docs/cube.md section 4).
 
     >>> import fastbg
     >>> keith_count(fastbg.START)
@@ -562,7 +562,7 @@ def thorp_count(board):
     """``(mover, opponent)`` Thorp counts of one board, before the leader's 10%.
 
     Pip count + 2 per checker still on the board + 1 per checker on the 1-point - 1 per
-    occupied home-board point (E. O. Thorp; Woodhead, rgb 1991; reference/cube.md section 4).
+    occupied home-board point (E. O. Thorp; Woodhead, rgb 1991; docs/cube.md section 4).
     """
     b = _race_board(board, need_race=False)
     mover, opp = _race.thorp_counts(b)

@@ -2,7 +2,7 @@
 
 Each kernel takes one interchange board ``b`` (int8[26], seen from the player on roll, who
 is the one thinking of doubling) and returns plain ints. The rules are exactly those of
-reference/cube.md section 4; :mod:`fastbg.cube` wraps them for Python callers.
+docs/cube.md section 4; :mod:`fastbg.cube` wraps them for Python callers.
 
 The decision kernels return a bit set of ``RACE_DOUBLE`` (the player on roll should double
 a centred cube), ``RACE_REDOUBLE`` (he should redouble a cube he owns) and ``RACE_TAKE`` (the

@@ -4,7 +4,7 @@ from fastbg.cube.rules import MatchRules, MoneyRules
 
 
 class Match:
-    """A match to ``length`` points (RULES.md section 9).
+    """A match to ``length`` points (docs/rules.md section 9).
 
     ``new_game()`` gives the :class:`CubeGame` of the next game (the Crawford game has the
     cube disabled); ``record(game)`` adds its result. Points past the length count only as

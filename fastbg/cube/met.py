@@ -16,7 +16,7 @@ A :class:`MET` holds two tables, as GNU Backgammon does (``matchequity.c``):
 Tables are not extended past their length (gnubg extends to 64 points with Montgomery's
 normal-distribution formula): a lookup beyond the table raises ``ValueError``.
 
-Conventions (reference/cube.md section 3, gnubg ``getME`` / ``getMEAtScore``): an "away" is
+Conventions (docs/cube.md section 3, gnubg ``getME`` / ``getMEAtScore``): an "away" is
 the number of points a player still needs; 0 or less means that player has won the match.
 """
 import functools

@@ -1,4 +1,4 @@
-"""Rule sets for scoring: money play (RULES.md section 8) and match play (section 9)."""
+"""Rule sets for scoring: money play (docs/rules.md section 8) and match play (section 9)."""
 from dataclasses import dataclass
 
 from fastbg.validation import check_flag, check_int
@@ -6,7 +6,7 @@ from fastbg.validation import check_flag, check_int
 
 @dataclass(frozen=True)
 class MoneyRules:
-    """Money-game options (RULES.md sections 6-8).
+    """Money-game options (docs/rules.md sections 6-8).
 
     jacoby            : gammons count as singles until the cube has been turned (default on).
     beavers           : a doubled player may redouble at once, keeping the cube (default off).
@@ -51,7 +51,7 @@ class MoneyRules:
 
 @dataclass(frozen=True)
 class MatchRules:
-    """Match-play options (RULES.md section 9): a match to ``length`` points.
+    """Match-play options (docs/rules.md section 9): a match to ``length`` points.
 
     crawford : no doubling in the game after a player first reaches length - 1 (default on).
     max_cube : the highest stake the cube may reach (None = no limit).

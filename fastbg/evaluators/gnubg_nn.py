@@ -5,7 +5,7 @@ neural networks, bear-off databases and evaluation code as a Python module).
 
 ``gnubg_nn`` holds a position as two lists of 25 counts, ``[[not on roll], [on roll]]``:
 each side counts its own points, index ``j`` holding its point ``j + 1`` and index 24 its
-bar. The side not on roll's point ``q`` is the mover's point ``25 - q`` (RULES.md section 1),
+bar. The side not on roll's point ``q`` is the mover's point ``25 - q`` (docs/rules.md section 1),
 so for an interchange board ``b`` (tests/test_ids.py documents the same mapping):
 
 * on roll:     ``gb[1][j] = max(b[j + 1], 0)`` for j < 24, ``gb[1][24] = b[25]``;

@@ -22,7 +22,7 @@ D / sqrt(S) in a has the sign of -(a + 3b + 4); increasing in ``b``: sign of 3a 
 Exact flip identity: ``race_win(a, b) + race_win(b + 4, a - 4) == 1`` (same S, opposite D).
 
 Gammons and backgammons reuse ``race_win`` against a shorter target, and only while the
-side at risk has borne off nothing (RULES.md section 7):
+side at risk has borne off nothing (docs/rules.md section 7):
 
 * gammon: the loser must bring every checker home and bear one off, counted as
   G = sum over checkers outside his home of (point - 6) + min(lowest occupied point, 6);
@@ -114,7 +114,7 @@ def race_probabilities(b, out):
     """Fill ``out[0..4]`` (float64) with the race formula's probabilities for ``b`` (int8[26]).
 
     The player on roll's (win, win gammon, win backgammon, lose gammon, lose backgammon),
-    cumulative. A side with no checker left has won (its win kind from RULES.md section 7);
+    cumulative. A side with no checker left has won (its win kind from docs/rules.md section 7);
     if both sides are empty the mover is taken to have won.
     """
     on_m, pips_m, g_m, bg_m = side_counts(b, MOVER)

@@ -8,7 +8,7 @@ rollout is reproducible exactly, for any thread count and when resumed (see ``ou
   block of 36 trials has each first roll once and every aligned block of 1,296 trials
   every pair of first two rolls once; later rolls stay counter-based random.
 * Truncation after ``truncate`` plies: the position reached is scored by ``evaluator``.
-* Variance reduction (``variance_reduction=True``, reference/rollouts.md section 5): before
+* Variance reduction (``variance_reduction=True``, docs/rollouts.md section 5): before
   each move the evaluator's mean over the 36 rolls of the positions the bot would reach
   is compared with the position it reaches with the roll that came; the difference (the
   luck of that roll) is added to the trial's result, which removes most of the dice luck

@@ -1,4 +1,4 @@
-"""Checking, flipping, counting and drawing interchange boards (RULES.md section 1).
+"""Checking, flipping, counting and drawing interchange boards (docs/rules.md section 1).
 
 Everything here is plain numpy except the validity scan (a numba kernel in
 :mod:`fastbg.position.board_kernels`, fast on big batches); the error message is then built in numpy

@@ -6,7 +6,7 @@
 
 All three are exact both ways: decoding and re-encoding a valid ID gives back the same text,
 and anything that is not a valid ID raises ``ValueError`` saying what is wrong
-(reference/formats.md sections 1-3).
+(docs/formats.md sections 1-3).
 
 Position ID. The key (gnubg manual, "A technical description of the Position ID";
 positionid.c) is a bit string over gnubg's two-sided board ``anBoard[2][25]``, where each side
@@ -176,7 +176,7 @@ def _dice(value):
 
 def _check_match_scores(scores, match_length, crawford):
     """Scores below the match length; the Crawford flag only in a match, with a player at
-    ``match_length - 1`` (RULES.md section 9)."""
+    ``match_length - 1`` (docs/rules.md section 9)."""
     if match_length:
         for who, s in scores:
             if s >= match_length:
@@ -241,7 +241,7 @@ class MatchState:
       the ID gnubg would show.
     * ``match_length``: 0 for money play, else 1..64 (gnubg's MAXSCORE).
     * ``score``: ``(player 0, player 1)``; in a match each below ``match_length``
-      (RULES.md section 10), in money play 0..32767.
+      (docs/rules.md section 10), in money play 0..32767.
     * ``jacoby``: bit 66 of gnubg's *extended* Match ID holds "not Jacoby". A plain ID leaves
       it 0, the same bits as "extended, Jacoby on", so a 0 bit cannot say which: it decodes to
       ``None`` (not stated) and a 1 bit to ``False`` (extended ID, Jacoby off). Encoding writes
@@ -376,7 +376,7 @@ _XGID_TURN = {1: BOTTOM, -1: TOP}
 
 @dataclasses.dataclass(frozen=True)
 class XGIDInfo:
-    """Everything in an XGID but the checkers (reference/formats.md section 3).
+    """Everything in an XGID but the checkers (docs/formats.md section 3).
 
     XGID names the players by where XG draws them, ``"bottom"`` and ``"top"``; so do these
     fields. The board that goes with them (:func:`parse_xgid`, :func:`xgid`) is seen from the

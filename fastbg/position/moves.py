@@ -1,6 +1,6 @@
 """Legal moves: the public wrappers around :mod:`fastbg.position.movegen`.
 
-A legal move is identified by the position it produces (RULES.md section 3), so both
+A legal move is identified by the position it produces (docs/rules.md section 3), so both
 functions return resulting positions, still seen from the player who moved.
 """
 import threading

@@ -50,7 +50,7 @@ ERR_CUBE_OVERFLOW = 4  # with no cube limit, the stake passed what the results h
 # choose_segments: tasks, each with its scratch (enough for load balance on any machine).
 SEGMENT_TASKS = 64
 
-# Opening modes (RULES.md section 2).
+# Opening modes (docs/rules.md section 2).
 OPENING_USE = 0      # the first player plays the two opening dice
 OPENING_REROLL = 1   # the first player rolls both dice afresh
 
@@ -104,7 +104,7 @@ def win_kind(b):
 def start_game(seed, game, start_board, start_side, use_start, board):
     """Set ``board`` to the first position of ``game``; returns (side, d1, d2, ties).
 
-    Without a start position this is the opening roll of RULES.md section 2: the higher
+    Without a start position this is the opening roll of docs/rules.md section 2: the higher
     single die moves first and plays both dice shown (d1 = its own die). With one, the
     given side rolls for ply 0.
     """
@@ -249,7 +249,7 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
     turned = owner >= 0
     if cube_on and gcfg[G_USE_START] == 0:
         value = _cube.auto_double_stake(cfg, seed, game, ties)
-    # The opening throw is the first player's roll (RULES.md section 2): no cube before it.
+    # The opening throw is the first player's roll (docs/rules.md section 2): no cube before it.
     opens = opening_roll_played(gcfg)
     ply = 0
     while True:

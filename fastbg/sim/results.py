@@ -27,7 +27,7 @@ def nan_to_none(x):
     return x
 
 
-def wilson_interval(p, n, z=Z95):
+def wilson_interval(p, n, z=1.96):
     """95% Wilson score interval of a proportion ``p`` observed in ``n`` trials.
 
     >>> lo, hi = wilson_interval(0.5, 100)

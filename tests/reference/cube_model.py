@@ -1,4 +1,4 @@
-"""Slow, obviously-correct model of the doubling cube and match scoring (RULES.md sections 6-9).
+"""Slow, obviously-correct model of the doubling cube and match scoring (docs/rules.md sections 6-9).
 
 Written from the rule book, not from ``fastbg``: nothing here imports it. A game is an
 immutable :class:`CubeState`; :func:`step` applies one action and returns the next state, or
@@ -20,7 +20,7 @@ Actions are tuples: ``("opening_tie", six_six)``, ``("start_turn", p)``, ``("rol
 """
 from dataclasses import dataclass, replace
 
-# Reasons an action is illegal (section numbers of RULES.md in brackets).
+# Reasons an action is illegal (section numbers of docs/rules.md in brackets).
 OVER = "the game is over"
 NO_TURN = "no turn has started"
 PENDING = "a double waits for an answer"

@@ -6,7 +6,7 @@ and moves: :func:`reference.game.play_game_ref` does the moving). The cube is ad
 that function's ``order`` hook, which is called once per ply with the board of the player
 on roll, before his move is chosen: the hook first plays the cube phase of that turn, then
 returns the candidates in the kernel's order (given by the caller). The cube phase happens
-at the start of the turn, before the roll (RULES.md section 6); with the usual opening
+at the start of the turn, before the roll (docs/rules.md section 6); with the usual opening
 (``opening="use"``, no ``start``) the first player has already rolled, so he has no cube
 decision on his first turn.
 
@@ -35,7 +35,7 @@ fastbg/_kernels/cube.py) are made with the slow tools:
 The actions drive a :class:`fastbg.CubeGame` (``opening_tie`` for each tied opening throw,
 ``start_turn``, ``offer``/``take``/``drop``/``beaver``/``raccoon``, ``rolled``, ``finish``),
 so every action is checked against the rules and the points come from CubeGame's
-settlement; in match play they are capped at what the winner needs (RULES.md section 9:
+settlement; in match play they are capped at what the winner needs (docs/rules.md section 9:
 points beyond the match length do not matter).
 
 Decisions compare floats computed in another order than the kernel's. A comparison whose
@@ -341,7 +341,7 @@ def play_cubeful_ref(seed, game, bots, rules, cube=("never", "never"), order=Non
 
 
 def _capped(points, aways, winner):
-    """RULES.md section 9: points beyond what the winner needs do not matter."""
+    """docs/rules.md section 9: points beyond what the winner needs do not matter."""
     return points if aways is None else min(points, aways[winner])
 
 

@@ -1,6 +1,6 @@
 """Exact game-winning probabilities of small no-contact positions, by dynamic programming.
 
-Written from RULES.md sections 1, 3, 5 and 7, for checking rollouts and evaluators. Nothing
+Written from docs/rules.md sections 1, 3, 5 and 7, for checking rollouts and evaluators. Nothing
 here imports fastbg: moves come from :func:`reference.movegen.legal_moves_ref` unless the
 caller passes another generator.
 
@@ -16,10 +16,10 @@ under every policy, good or bad. Positions are memoized on the key
 in that side's own numbering (0 = off the board is implicit).
 
 Probabilities are exact :class:`fractions.Fraction` values in the cumulative convention of
-gnubg (reference/rollouts.md section 7): ``(win, win_gammon, win_backgammon, lose_gammon,
+gnubg (docs/rollouts.md section 7): ``(win, win_gammon, win_backgammon, lose_gammon,
 lose_backgammon)`` for the player on roll, a gammon including a backgammon.
 
-Scoring (RULES.md section 7): the winner bears off all 15 checkers; the loser loses a gammon
+Scoring (docs/rules.md section 7): the winner bears off all 15 checkers; the loser loses a gammon
 when he has borne off none, a backgammon when besides he still has a checker on the bar or
 in the winner's home board (the winner's points 1-6, the loser's 19-24).
 """
@@ -68,7 +68,7 @@ def side_key(board):
 
 
 def flip(board):
-    """The board seen by the other player: ``new[i] = -old[25 - i]`` (RULES.md section 1)."""
+    """The board seen by the other player: ``new[i] = -old[25 - i]`` (docs/rules.md section 1)."""
     b = as_tuple(board)
     return tuple(-b[BAR - i] for i in range(BAR + 1))
 
@@ -170,7 +170,7 @@ def _show(v):
 def exact_probabilities(board, moves=None, max_states=MAX_STATES):
     """Exact ``(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)`` of ``board``.
 
-    board : 26 integers, the interchange layout (RULES.md section 1), player on roll; no
+    board : 26 integers, the interchange layout (docs/rules.md section 1), player on roll; no
             contact, and small (each side a few checkers, or many that cannot move far
             before the game ends).
     moves : ``moves(board, dice) -> iterable of results`` (default ``legal_moves_ref``;

@@ -4,13 +4,13 @@
   Python integers and explicit 64-bit masking (SplitMix64 finaliser; a key is folded in as
   ``h = mix(seed + C); h = mix(h ^ game); h = mix(h ^ (turn << 8 | stream))``; a die is
   ``1 + (bits32 * 6) >> 32``, the first die from the high 32 bits, the second from the low 32).
-* The opening roll (RULES.md section 2) and the win kinds (section 7).
+* The opening roll (docs/rules.md section 2) and the win kinds (section 7).
 * pubeval straight from its dense 122-input description (``/work/shared/data/README.md``),
   with the weights read from the package data file (the same numbers as the shared file).
 * The greedy heuristic from the docstring of ``fastbg.sim.policy_kernels.greedy_score``.
 * Moves from :func:`reference.movegen.legal_moves_ref`.
 
-Boards are tuples of 26 Python ints in the interchange layout (RULES.md section 1), always
+Boards are tuples of 26 Python ints in the interchange layout (docs/rules.md section 1), always
 seen from the player on roll. Nothing here imports fastbg.
 
 The kernel plays the FIRST highest-scoring candidate in its own candidate order, which the
@@ -107,7 +107,7 @@ def opponent_count(b):
 
 def win_kind(b):
     """Kind of the win of the mover of ``b``, who has just borne off his last checker
-    (RULES.md section 7)."""
+    (docs/rules.md section 7)."""
     assert mover_count(b) == 0
     if opponent_count(b) < CHECKERS:
         return 1                              # the loser bore off at least one checker

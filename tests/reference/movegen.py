@@ -1,9 +1,9 @@
-"""Slow, obviously-correct reference move generator, written straight from RULES.md 3-5.
+"""Slow, obviously-correct reference move generator, written straight from docs/rules.md 3-5.
 
 Nothing here is tuned for speed and nothing imports fastbg: the kernel is compared with this
 module, and this module is compared with GNU Backgammon's own generator (tests/test_reference.py).
 
-Boards are the interchange layout of RULES.md section 1, handled here as tuples of 26 ints:
+Boards are the interchange layout of docs/rules.md section 1, handled here as tuples of 26 ints:
 ``b[1..24]`` points seen from the mover (positive = mover, negative = opponent),
 ``b[25]`` the mover's bar (>= 0), ``b[0]`` the opponent's bar (<= 0). The mover moves from
 high points to low points and bears off below point 1.

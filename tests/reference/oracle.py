@@ -21,7 +21,7 @@ OPENING_COUNTS = {
     (6, 5): 7, (1, 1): 42, (2, 2): 75, (3, 3): 73, (4, 4): 52, (5, 5): 4, (6, 6): 11,
 }
 
-# Starting position from the mover's view (RULES.md section 1).
+# Starting position from the mover's view (docs/rules.md section 1).
 START = tuple([0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0])
 
 # The 21 distinct rolls, higher die first.

@@ -1,0 +1,153 @@
+"""Ctrl-C for every job: a real SIGINT sent to a real ``fastbg`` process.
+
+For play, matches, rollouts and tournaments the command is started with a results file
+(``--out``); once its first chunk is on disk the process gets SIGINT. It must stop before
+the end (the file holds fewer chunks than the whole job), exit with status 130, say how
+to resume, and leave only whole chunk lines; ``--resume`` then finishes the job with
+figures bit-identical to an uninterrupted run in this process. One more test does the
+same through the Python API (``fastbg.rollout`` returns a partial result).
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import fastbg
+
+pytest.importorskip("click", reason="the CLI needs the 'cli' extra (click)")
+
+WAIT_S = 120        # generous: a cold compile cache on a busy 2-core machine
+
+
+def _start(args, tmp_path):
+    """Start ``python -m fastbg ARGS`` (or a Python script with ``-c``) in ``tmp_path``."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    cmd = [sys.executable] + (args if args[0] == "-c" else ["-m", "fastbg"] + args)
+    return subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _records(path):
+    """The journal's record lines (all but the header), each parsed: a damaged line fails."""
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [json.loads(line) for line in lines[1:]]
+
+
+def _interrupt_after_first_chunk(proc, path):
+    """Wait for the first chunk line in ``path``, send SIGINT; (stdout, stderr, rc)."""
+    t0 = time.monotonic()
+    while len(_records(path)) < 1:
+        if proc.poll() is not None:
+            out, err = proc.communicate()
+            pytest.fail(f"the job ended before its first chunk was saved:\n{out}\n{err}")
+        if time.monotonic() - t0 > WAIT_S:
+            proc.kill()
+            pytest.fail("no chunk was saved in time")
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=WAIT_S)
+    return out, err, proc.returncode
+
+
+def _check_interrupted(out, err, rc, path, n_chunks_whole):
+    assert rc == 130, (rc, out, err)
+    assert "--resume" in err, err
+    recs = _records(path)                      # every line parses: no half-written chunk
+    assert 1 <= len(recs) < n_chunks_whole, (len(recs), n_chunks_whole)
+    return recs
+
+
+def _without_time(d):
+    return {k: v for k, v in d.items() if k != "seconds"}
+
+
+def test_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
+    args = ["rollout", "4HPwATDgc/ABMA", "--trials", "12960", "--chunk", "324", "--seed", "5",
+            "--vr", "--evaluator", "race", "--threads", "1", "--no-progress",
+            "--out", "r.jsonl"]
+    path = tmp_path / "r.jsonl"
+    out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
+    recs = _check_interrupted(out, err, rc, path, 40)
+    assert "partial: interrupted" in out
+    assert all(r["hi"] - r["lo"] == 324 for r in recs)
+    done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume", "--json", "r.json"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    want = fastbg.rollout("4HPwATDgc/ABMA", trials=12960, chunk_size=324, seed=5,
+                          variance_reduction=True, evaluator="race")
+    got = json.loads((tmp_path / "r.json").read_text())
+    assert _without_time(got) == json.loads(json.dumps(want.to_dict()))
+    assert fastbg.RolloutResult.load(path).to_dict() == want.to_dict()
+
+
+def test_play_ctrl_c_then_resume_is_bit_identical(tmp_path):
+    args = ["play", "--bots", "pubeval,greedy", "--games", "60000", "--seed", "9",
+            "--threads", "1", "--no-progress", "--out", "g.jsonl"]
+    path = tmp_path / "g.jsonl"
+    out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
+    recs = _check_interrupted(out, err, rc, path, 10**9)
+    assert recs[-1]["hi"] < 60000 and "partial: interrupted" in out
+    done = subprocess.run([sys.executable, "-m", "fastbg"] + args
+                          + ["--resume", "--json", "s.json", "--save", "g.npz"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    want = fastbg.play(60000, ("pubeval", "greedy"), seed=9)
+    got = fastbg.GameResults.load(tmp_path / "g.npz")
+    for name in ("winner", "kind", "points", "plies", "first", "cube", "dropped"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert {k: summary[k] for k in ("points_per_game", "win_rate", "gammon_rate")} == {
+        k: json.loads(json.dumps(want.summary()))[k]
+        for k in ("points_per_game", "win_rate", "gammon_rate")}
+
+
+def test_matches_ctrl_c_then_resume_is_bit_identical(tmp_path):
+    args = ["play", "--bots", "pubeval,greedy", "--match", "5", "--games", "20000",
+            "--seed", "4", "--threads", "1", "--no-progress", "--out", "m.jsonl"]
+    path = tmp_path / "m.jsonl"
+    out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
+    recs = _check_interrupted(out, err, rc, path, 10**9)
+    assert recs[-1]["hi"] < 20000
+    done = subprocess.run([sys.executable, "-m", "fastbg"] + args
+                          + ["--resume", "--save", "m.npz"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    want = fastbg.play_matches(20000, 5, ("pubeval", "greedy"), seed=4)
+    got = fastbg.MatchResults.load(tmp_path / "m.npz")
+    for name in ("winner", "games", "score"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+
+
+def test_tournament_ctrl_c_then_resume_is_bit_identical(tmp_path):
+    args = ["tournament", "--bots", "random,greedy,pubeval", "--games", "6000", "--chunk",
+            "200", "--seed", "3", "--threads", "1", "--no-progress", "--out", "t.jsonl"]
+    path = tmp_path / "t.jsonl"
+    out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
+    _check_interrupted(out, err, rc, path, 3 * 30)
+    done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume", "--json", "-"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    want = fastbg.tournament(["random", "greedy", "pubeval"], 6000, seed=3, chunk_size=200)
+    assert json.loads(done.stdout) == json.loads(want.to_json())
+
+
+def test_python_api_ctrl_c_returns_the_finished_chunks(tmp_path):
+    script = textwrap.dedent("""
+        import json, fastbg
+        r = fastbg.rollout("4HPwATDgc/ABMA", trials=12960, chunk_size=324, seed=2,
+                           variance_reduction=True, evaluator="race", threads=1,
+                           out="r.jsonl")
+        print(json.dumps({"partial": r.partial, "trials": r.trials}))
+    """)
+    path = tmp_path / "r.jsonl"
+    out, err, rc = _interrupt_after_first_chunk(_start(["-c", script], tmp_path), path)
+    assert rc == 0, err                        # the call returned: Ctrl-C is not an error
+    got = json.loads(out.strip().splitlines()[-1])
+    recs = _records(path)
+    assert got["partial"] and got["trials"] == 324 * len(recs) < 12960
