@@ -314,3 +314,12 @@ def _cube_decisions(cfg, strat, xeff, met_pre, met_post, side, board, value, own
                     return value, taker, True, True, side, value  # taker drops: pays 4v
             return 2 * value, taker, True, False, -1, 0
     return 2 * value, taker, True, False, -1, 0
+
+
+@njit(**HOT)
+def money_cubeful_rows(probs, state, x, jacoby_active, out):
+    """out[i] = :func:`money_cubeful` of probs[i] (probs (m, 5) float64, out (m,) float64):
+    the kernel's Janowski equity for :func:`fastbg.cube.janowski_equity`, so the Python
+    side and the game loop share one implementation."""
+    for i in range(probs.shape[0]):
+        out[i] = money_cubeful(probs[i], state, x, jacoby_active)

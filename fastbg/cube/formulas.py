@@ -24,6 +24,7 @@ import operator
 import numpy as np
 
 from fastbg.cube import met as _met_module
+from fastbg.cube import decision_kernels as _kcube
 from fastbg.cube import keith_kernels as _race
 from fastbg.position.board_kernels import is_race as _is_race
 from fastbg.position.board import validate
@@ -32,14 +33,14 @@ from fastbg.validation import check_int
 CENTRED = "centred"
 OWNED = "owned"
 UNAVAILABLE = "unavailable"
+# The cube states of the game kernel's money_cubeful (decision_kernels).
+_KERNEL_STATE = {CENTRED: 0, OWNED: 1, UNAVAILABLE: 2}
 _OWNER_NAMES = {
     "centred": CENTRED, "centered": CENTRED, "center": CENTRED, "centre": CENTRED,
     "owned": OWNED, "mine": OWNED, "own": OWNED,
     "unavailable": UNAVAILABLE, "opponent": UNAVAILABLE,
 }
 
-# gnubg Cl2CfMoney: with a win chance this close to 0 or 1 the cube is treated as dead.
-_DEAD_EPS = 1e-7
 # Tolerance for evaluator output that is consistent up to float32 rounding.
 _PROB_TOL = 1e-6
 
@@ -212,23 +213,6 @@ def cash_point_money(p_or_wl, x=0.0):
     return _out((big_l + 0.5 + 0.5 * x) / (big_w + big_l + 0.5 * x))
 
 
-def _money_live(big_w, big_l, pw, owner, jacoby):
-    """gnubg ``MoneyLive``: the fully live cubeful equity, piecewise linear in pw = P(win)."""
-    tp = (big_l - 0.5) / (big_w + big_l + 0.5)
-    cp = (big_l + 1.0) / (big_w + big_l + 0.5)
-    low = -big_l + (big_l - 1.0) * pw / tp                  # (0, -L) .. (TP, -1)
-    high = 1.0 + (big_w - 1.0) * (pw - cp) / (1.0 - cp)     # (CP, +1) .. (1, +W)
-    if owner == CENTRED:
-        if jacoby:
-            low = np.full_like(pw, -1.0)
-            high = np.full_like(pw, 1.0)
-        mid = -1.0 + 2.0 * (pw - tp) / (cp - tp)            # (TP, -1) .. (CP, +1)
-        return np.where(pw < tp, low, np.where(pw < cp, mid, high))
-    if owner == OWNED:
-        return np.where(pw < cp, -big_l + (1.0 + big_l) * pw / cp, high)
-    return np.where(pw < tp, low, -1.0 + (big_w + 1.0) * (pw - tp) / (1.0 - tp))
-
-
 def janowski_equity(p, cube_owner, x, jacoby=False, cube=1):
     """Cubeful money equity from cubeless probabilities: E = E_dead (1 - x) + E_live x.
 
@@ -243,13 +227,10 @@ def janowski_equity(p, cube_owner, x, jacoby=False, cube=1):
     a = _probs(p)
     owner, x, c = _owner(cube_owner), _x(x), _cube(cube)
     jac = bool(jacoby) and owner == CENTRED
-    pw = a[..., 0]
-    big_w, big_l = (np.asarray(v) for v in average_win_loss(a))
-    dead = 2.0 * pw - 1.0 if jac else np.asarray(cubeless_equity(a))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        live = _money_live(big_w, big_l, pw, owner, jac)
-    eq = np.where((pw <= _DEAD_EPS) | (pw >= 1.0 - _DEAD_EPS), dead, dead * (1.0 - x) + live * x)
-    return _out(eq * c)
+    rows = np.ascontiguousarray(a.reshape(-1, 5))
+    eq = np.empty(rows.shape[0])
+    _kcube.money_cubeful_rows(rows, _KERNEL_STATE[owner], float(x), jac, eq)
+    return _out(eq.reshape(a.shape[:-1]) * c)
 
 
 def cube_decision_money(p, x, owner=CENTRED, jacoby=False):
