@@ -5,7 +5,7 @@ Positions are ``int8`` arrays of 26 entries seen from the player on roll (see
 input and call the numba kernels beside them. The areas are subpackages (positions, cube,
 evaluators, sim, jobs); docs/architecture.md says where each thing lives.
 """
-from fastbg.constants import START, ROLLS, MAX_RESULTS, VERSION as __version__
+from fastbg.constants import START, ROLLS, MAX_RESULTS, VERSION as __version__  # noqa: F401
 from fastbg.position.board import validate, flip, pip_counts, render
 from fastbg.position.ids import (position_id, board_from_position_id, MatchState, match_id,
                                  match_state_from_id, XGIDInfo, xgid, parse_xgid)

@@ -1,6 +1,5 @@
 """Round-robin tournaments: figures against direct play, duplicate play, the Elo fit, the
 append-only output file (resume, crashes, truncated lines), the CLI and bad input."""
-import importlib
 import json
 import math
 import sys

@@ -19,7 +19,6 @@ the player whose ``p`` and ``away0`` are given ("player 0"); his opponent needs 
 """
 import collections
 import math
-import operator
 
 import numpy as np
 

@@ -60,7 +60,7 @@ from fastbg.progress import progress_bar
 from fastbg.sim import bots as _bots
 from fastbg.sim.games import play
 from fastbg.sim.matches import play_matches
-from fastbg.sim.results import Results, Z95, nan_to_none, wilson_interval
+from fastbg.sim.results import Results, Z95, wilson_interval
 from fastbg.validation import check_flag, check_int
 
 # Games per pair between saves: about 0.1-0.3 s of built-in bots on two threads. Measured

@@ -34,7 +34,7 @@ from fastbg.validation import check_int
 MAX_CHUNK = 1 << 15         # games per chunk at most: bounds the memory of a chunk's state
 FIRST_CHUNK = 512           # the first chunk, before the speed is known
 TARGET_SECONDS = 0.25       # wall time a chunk aims at: Ctrl-C is seen between chunks
-_TASKS_PER_THREAD = 8       # kernel tasks per thread, for load balance (game lengths vary)
+TASKS_PER_THREAD = 8       # kernel tasks per thread, for load balance (game lengths vary)
 _ERRORS = {
     _play.ERR_NAN: "returned a NaN score",
     _play.ERR_TOO_LONG: f"did not finish within {MAX_PLIES} plies",
@@ -97,7 +97,7 @@ def play_chunk(st, game0, n, keep_final=False):
         if st.lockstep:
             _lockstep_chunk(st, np.int64(game0), rows)
         else:
-            _play.play_games(st.seed, np.int64(game0), max(1, min(n, st.n_threads * _TASKS_PER_THREAD)),
+            _play.play_games(st.seed, np.int64(game0), max(1, min(n, st.n_threads * TASKS_PER_THREAD)),
                              st.gcfg, st.start_board, st.rot, st.bots, st.cubes, rows.outcome,
                              rows.cube_out, rows.final)
     raise_for_errors(rows.outcome, game0, st.names)
@@ -182,6 +182,31 @@ def contiguous(records):
     return done
 
 
+def run_per_game_job(job, settings, n, results_class, step, *, out, resume, progress, unit,
+                     desc, chunk_size=None, most=MAX_CHUNK):
+    """Run a job of ``n`` units (games, matches) whose results class holds per-unit arrays:
+    the journal at ``out`` (resumed from where it stops), a progress bar, the chunk loop
+    (``step(lo, hi)`` -> dict of arrays). Returns ({name: array} of every finished unit,
+    whether Ctrl-C stopped the run)."""
+    journal = open_journal(out, job, settings, resume)
+    old = [] if journal is None else journal.records
+    try:
+        done = contiguous(old)
+        if done > n:
+            raise _journal.JournalError(f"{out} holds {done} {unit}s, more than {n}")
+        bar = progress_bar(n, progress, unit, desc, initial=done)
+        try:
+            parts, interrupted = run_chunks(n, done, step, chunk_size=chunk_size, most=most,
+                                            bar=bar, journal=journal,
+                                            record=results_class.chunk_record)
+        finally:
+            bar.close()
+    finally:
+        if journal is not None:
+            journal.close()
+    return results_class.join_arrays(old, parts), interrupted
+
+
 def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
          progress=False, opening="use", game_offset=0, debug=False, chunk_size=None,
          rules=None, cube=None, score=None, crawford_game=False, *, out=None, resume=False):
@@ -224,25 +249,11 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
                 "rules": rules_dict(rules), "cube": st.rules_text,
                 "score": None if score is None else list(score),
                 "crawford_game": bool(crawford_game), "debug": bool(debug)}
-    journal = open_journal(out, "games", settings, resume)
-    old = [] if journal is None else journal.records
-    try:
-        done = contiguous(old)
-        if done > n_games:
-            raise _journal.JournalError(f"{out} holds {done} games, more than {n_games}")
-        bar = progress_bar(n_games, progress, "game", f"{st.names[0]} vs {st.names[1]}",
-                           initial=done)
-        try:
-            parts, interrupted = run_chunks(
-                n_games, done, lambda lo, hi: _game_arrays(play_chunk(st, game_offset + lo, hi - lo)),
-                chunk_size=chunk_size, bar=bar, journal=journal,
-                record=GameResults.chunk_record)
-        finally:
-            bar.close()
-    finally:
-        if journal is not None:
-            journal.close()
-    arrays = GameResults.join_arrays(old, parts)
+    arrays, interrupted = run_per_game_job(
+        "games", settings, n_games, GameResults,
+        lambda lo, hi: _game_arrays(play_chunk(st, game_offset + lo, hi - lo)),
+        out=out, resume=resume, progress=progress, unit="game",
+        desc=f"{st.names[0]} vs {st.names[1]}", chunk_size=chunk_size)
     n = arrays["winner"].shape[0]
     return GameResults(**arrays, bots=st.names, seed=int(st.seed), game_offset=game_offset,
                        partial=interrupted or n < n_games, meta={"rules": st.rules_text})
@@ -266,7 +277,7 @@ def _lockstep_chunk(st, game0, rows):
     _play.lockstep_start(seed, game0, st.gcfg, st.start_board, cfg, boards, side, d1, d2,
                          value, owner, turned, alive, outcome)
     cube_out[:, 0] = value
-    n_tasks = max(1, st.n_threads * _TASKS_PER_THREAD)
+    n_tasks = max(1, st.n_threads * TASKS_PER_THREAD)
     while True:
         live = np.flatnonzero(alive)
         if live.size and st.cube_on:

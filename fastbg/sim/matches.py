@@ -11,10 +11,8 @@ import numpy as np
 
 from fastbg.cube.rules import MatchRules
 from fastbg.parallel import threads as _threads
-from fastbg.progress import progress_bar
 from fastbg.sim import game_kernels as _play
-from fastbg.sim.games import (_TASKS_PER_THREAD, contiguous, open_journal, raise_for_errors,
-                              run_chunks)
+from fastbg.sim.games import TASKS_PER_THREAD, raise_for_errors, run_per_game_job
 from fastbg.sim.results import MatchResults
 from fastbg.sim.setup import job_setup
 from fastbg.validation import check_int
@@ -31,7 +29,7 @@ def play_match_chunk(st, length, match0, n):
     with _threads(st.n_threads), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Cannot cache compiled function")
         _play.play_matches(st.seed, np.int64(match0),
-                           max(1, min(n, st.n_threads * _TASKS_PER_THREAD)), length, st.gcfg,
+                           max(1, min(n, st.n_threads * TASKS_PER_THREAD)), length, st.gcfg,
                            st.start_board, st.rot, st.bots, st.cubes, r)
     raise_for_errors(r, match0, st.names, "match")
     return r
@@ -69,24 +67,11 @@ def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), se
     settings = {"matches": n, "length": length, "bots": list(st.names), "seed": int(st.seed),
                 "match_offset": match_offset, "opening": opening, "rules": rules.to_dict(),
                 "cube": st.rules_text}
-    journal = open_journal(out, "matches", settings, resume)
-    old = [] if journal is None else journal.records
-    try:
-        done = contiguous(old)
-        bar = progress_bar(n, progress, "match", f"{st.names[0]} vs {st.names[1]}",
-                           initial=done)
-        try:
-            parts, interrupted = run_chunks(
-                n, done, lambda lo, hi: _match_arrays(
-                    play_match_chunk(st, length, match_offset + lo, hi - lo)),
-                chunk_size=chunk_size, most=MAX_CHUNK, bar=bar, journal=journal,
-                record=MatchResults.chunk_record)
-        finally:
-            bar.close()
-    finally:
-        if journal is not None:
-            journal.close()
-    arrays = MatchResults.join_arrays(old, parts)
+    arrays, interrupted = run_per_game_job(
+        "matches", settings, n, MatchResults,
+        lambda lo, hi: _match_arrays(play_match_chunk(st, length, match_offset + lo, hi - lo)),
+        out=out, resume=resume, progress=progress, unit="match",
+        desc=f"{st.names[0]} vs {st.names[1]}", chunk_size=chunk_size, most=MAX_CHUNK)
     k = arrays["winner"].shape[0]
     return MatchResults(**arrays, bots=st.names, length=length, seed=int(st.seed),
                         match_offset=match_offset, partial=interrupted or k < n,
