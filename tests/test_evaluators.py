@@ -9,9 +9,6 @@
   race Janowski cube on both sides (doubles happen; the run is reproducible).
 """
 import math
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -273,21 +270,23 @@ def test_bad_threads_and_cube_efficiency():
     assert isinstance(race_evaluator(), RaceEvaluator)
 
 
-def test_kernels_run_as_plain_python(tmp_path):
-    """Under NUMBA_DISABLE_JIT=1 (a subprocess) the kernels give the jitted numbers."""
-    boards = _sample_boards(300, seed=3)
-    np.save(tmp_path / "boards.npy", boards)
-    script = ("import sys, numpy as np, numba\n"
-              "assert numba.config.DISABLE_JIT\n"
-              "from fastbg.evaluators import race_probabilities\n"
-              "b = np.load(sys.argv[1])\n"
-              "np.save(sys.argv[2], race_probabilities(b))\n")
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", script,
-                           str(tmp_path / "boards.npy"), str(tmp_path / "out.npy")],
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert np.allclose(np.load(tmp_path / "out.npy"), race_probabilities(boards),
+NOJIT_SCRIPT = """
+import sys, numpy as np
+from fastbg.evaluators import race_probabilities
+from test_evaluators import _sample_boards
+b = _sample_boards(300, seed=3)
+np.save(sys.argv[1] + "/boards.npy", b)
+np.save(sys.argv[1] + "/out.npy", race_probabilities(b))
+"""
+
+
+def test_kernels_run_as_plain_python(nojit):
+    """Under NUMBA_DISABLE_JIT=1 (one subprocess, tests/conftest.py) the kernels give the
+    jitted numbers."""
+    assert nojit.returncode == 0, nojit.stdout[-3000:]
+    boards = np.load(nojit.dir / "boards.npy")
+    assert np.array_equal(boards, _sample_boards(300, seed=3))
+    assert np.allclose(np.load(nojit.dir / "out.npy"), race_probabilities(boards),
                        atol=1e-15, rtol=0)
 
 

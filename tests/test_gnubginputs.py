@@ -8,16 +8,12 @@ one point, 1..15 on the bar, a lone blot at every distance from every hitter, bo
 checkers) and hypothesis boards. The kernels must also run as plain Python
 (NUMBA_DISABLE_JIT=1) with the same results.
 """
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 
-import fastbg
 from fastbg.evaluators import input_kernels as G
 from fastbg.evaluators.net_kernels import to_gnubg
 from reference import gnubginputs_ref as R
@@ -289,19 +285,14 @@ for gb in random_boards(150, 21):
     cinp, cnz = all_contact_inputs(G, gb, 0.0, True)
     out.append(np.concatenate([inp.view(np.int32), nz, np.array(pl).view(np.int64),
                                rinp.view(np.int32), rnz, cinp.view(np.int32), cnz]))
-np.save(sys.argv[1], np.concatenate(out))
+np.save(sys.argv[1] + "/nojit.npy", np.concatenate(out))
 """
 
 
-def test_kernels_run_without_jit(tmp_path):
-    """Plain Python (NUMBA_DISABLE_JIT=1) gives the reference's numbers too."""
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1",
-               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests"),
-                                           os.environ.get("PYTHONPATH", "")]))
-    f = tmp_path / "nojit.npy"
-    proc = subprocess.run([sys.executable, "-c", NOJIT_SCRIPT, str(f)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+def test_kernels_run_without_jit(nojit):
+    """Plain Python (NUMBA_DISABLE_JIT=1, tests/conftest.py) gives the reference's numbers too."""
+    assert nojit.returncode == 0, nojit.stdout[-3000:]
+    f = nojit.dir / "nojit.npy"
     want = []
     for gb in random_boards(150, 21):
         inp, nz, pl = contact_inputs(R, gb, 0.0)

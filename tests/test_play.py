@@ -13,9 +13,6 @@ choices, turns and win kinds itself.
 import dataclasses
 import json
 import math
-import os
-import subprocess
-import sys
 
 import numba
 import numpy as np
@@ -539,31 +536,31 @@ def run_all():
 '''
 
 
+# The plain-Python run: tests/conftest.py runs it with the other modules' (one subprocess).
+NOJIT_SCRIPT = _NOJIT_JOBS + "\nprint(json.dumps(run_all()))\n"
+
+
 @pytest.fixture(scope="module")
-def nojit():
-    """(results under NUMBA_DISABLE_JIT=1 in a subprocess, the same jobs jitted here)."""
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    script = (_NOJIT_JOBS + "\nimport numba\nassert numba.config.DISABLE_JIT\n"
-              "print(json.dumps(run_all()))\n")
-    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", script], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    plain = json.loads(proc.stdout.strip().splitlines()[-1])
+def nojit_vs_jit(nojit_runs):
+    """(results under NUMBA_DISABLE_JIT=1, the same jobs jitted here)."""
+    run = nojit_runs["test_play"]
+    assert run.returncode == 0, run.stdout[-3000:]
+    plain = json.loads(run.stdout.strip().splitlines()[-1])
     scope = {}
     exec(_NOJIT_JOBS, scope)
     assert np.array_equal(scope["MID"], MIDGAME)
     return plain, scope["run_all"]()
 
 
-def test_kernels_run_as_plain_python(nojit):
+def test_kernels_run_as_plain_python(nojit_vs_jit):
     """The game kernel under NUMBA_DISABLE_JIT=1 plays the same games as jitted."""
-    plain, jitted = nojit
+    plain, jitted = nojit_vs_jit
     assert all(isinstance(v, dict) for v in jitted["jobs"].values())
     assert plain["jobs"] == jitted["jobs"]
 
 
-def test_debug_check_and_greedy_score_as_plain_python(nojit):
-    plain, jitted = nojit
+def test_debug_check_and_greedy_score_as_plain_python(nojit_vs_jit):
+    plain, jitted = nojit_vs_jit
     assert jitted["greedy_start"] == pytest.approx(1.5 + 1.0 - 0.02 * 167)
     assert plain["greedy_start"] == jitted["greedy_start"]
     assert all(isinstance(v, dict) for v in jitted["debug"].values())
