@@ -44,7 +44,9 @@ def mix64(x):
     return x ^ (x >> _S31)
 
 
-@njit(**HOT)
+# Inlined by numba: its callers pass literal streams and turns, each literal type a
+# signature of its own otherwise (6 compiles).
+@njit(cache=True, inline="always")
 def rand64(seed, game, turn, stream):
     """The 64 random bits for (seed, game, turn, stream); all four are non-negative ints."""
     h = mix64(np.uint64(seed) + _GOLDEN)

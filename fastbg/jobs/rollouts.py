@@ -338,7 +338,7 @@ def _cubeful_values(st, lo, hi, evaluate, rules, score, value):
 
 def _vr_trials(st, lo, hi, evaluate):
     """Cubeless trials with luck adjustment, played in lock-step (player 0's view)."""
-    if st.lockstep or any(b is not None for b in st.bots[3:]):
+    if st.lockstep or st.bots.plugin0 is not None or st.bots.plugin1 is not None:
         raise ValueError("variance reduction supports the built-in bots")
     n = hi - lo
     seed, game0 = st.seed, np.int64(lo)
@@ -349,7 +349,7 @@ def _vr_trials(st, lo, hi, evaluate):
     result = np.zeros((n, 5))
     corr = np.zeros((n, 5))
     truncate = st.gcfg[_play.G_TRUNCATE]
-    policy = int(st.bots[0][0])
+    policy = int(st.bots.policies[0])
     rolls = np.asarray(ROLLS, np.int64)
     with _threads(st.n_threads):
         while True:
@@ -370,8 +370,8 @@ def _vr_trials(st, lo, hi, evaluate):
             res, off = _legal_moves_batch(b21, d21, st.n_threads)
             games21 = np.repeat(live, len(rolls))
             choice = np.zeros(m * len(rolls), np.int64)
-            _play.choose_segments(policy, seed, game0, games21, ply, b21, res, off,
-                                  st.bots[1], st.bots[2], choice)
+            _play.choose_segments(policy, seed, game0, games21, ply, b21, res, off, st.bots,
+                                  choice)
             chosen = res[off[:-1] + choice]
             v_mover = _mover_values(chosen, evaluate)                  # (m * 21, 5)
             v_mover = v_mover.reshape(m, len(rolls), 5)

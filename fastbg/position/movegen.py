@@ -391,7 +391,7 @@ def legal_moves_one(board, d1, d2):
     """All results of one position as a fresh ``(k, 26)`` array."""
     out = np.empty((MAX_RESULTS, BOARD_SIZE), np.int8)
     work, stack, hashes, slots = new_scratch()
-    k = generate(board, d1, d2, out, 0, work, stack, hashes, slots, 1)
+    k = generate(board, d1, d2, out, np.int64(0), work, stack, hashes, slots, np.int64(1))
     return out[:k].copy()
 
 

@@ -293,15 +293,15 @@ def _make_setup(bots, seed, threads, start, opening, debug, rules, cube, score=N
     gcfg[_play.G_CUBE_VALUE] = value
     gcfg[_play.G_CUBE_OWNER] = -1 if owner is None else owner
     point, extra = _bots.pubeval_tables()
-    tables = (point,) + _bots.gnubg_tables(bots)
+    gnet, gbo = _bots.gnubg_tables(bots)
     met_pre, met_post = _met_arrays(rules)
     return _Setup(
         seed=np.uint64(seed), names=tuple(r[3] for r in resolved),
-        bots=(np.array([r[0] for r in resolved], np.int64), tables, extra,
-              resolved[0][1], resolved[1][1]),
-        cubes=(cfg, np.array([c[0] for c in cubes], np.int64),
-               np.array([c[2] for c in cubes], np.float64), met_pre, met_post,
-               cubes[0][1], cubes[1][1]),
+        bots=_play.Bots(np.array([r[0] for r in resolved], np.int64), point, extra, gnet, gbo,
+                        resolved[0][1], resolved[1][1]),
+        cubes=_play.Cubes(cfg, np.array([c[0] for c in cubes], np.int64),
+                          np.array([c[2] for c in cubes], np.float64), met_pre, met_post,
+                          cubes[0][1], cubes[1][1]),
         evaluators=[r[2] for r in resolved], gcfg=gcfg, start_board=start_board,
         rot=_rotation(seed) if rotate else np.zeros((0, 36), np.int64),
         n_threads=resolve_threads(threads),
@@ -430,7 +430,8 @@ def _raise_for_errors(outcome, first_game, names, what="game"):
 def _kernel_chunk(st, game0, outcome, cube_out, final):
     n = outcome.shape[0]
     _play.play_games(st.seed, np.int64(game0), max(1, min(n, st.n_threads * _TASKS_PER_THREAD)),
-                     st.gcfg, st.start_board, st.rot, st.bots, st.cubes, outcome, cube_out,
+                     st.gcfg, st.start_board, st.rot, st.bots,
+                     st.cubes if st.cube_on else None, outcome, cube_out,
                      final)
 
 
