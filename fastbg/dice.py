@@ -22,7 +22,6 @@ from fastbg.jit import HOT
 STREAM_DICE = 0       # the two dice of a turn
 STREAM_OPENING = 1    # the opening roll; ``turn`` counts the re-rolls after ties
 STREAM_POLICY = 2     # a bot's own randomness (the random bot's choice)
-STREAM_CUBE = 3       # reserved for cube strategies
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _C1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -12,11 +12,8 @@ import numpy as np
 from numba import njit
 
 from fastbg.jit import HOT
+from fastbg.constants import BAR, CHECKERS, HOME_TOP, OPP_BAR
 
-BAR = 25
-OPP_BAR = 0
-CHECKERS = 15
-HOME_TOP = 6
 
 MOVER = 0
 OPPONENT = 1

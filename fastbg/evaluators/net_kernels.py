@@ -52,14 +52,13 @@ from numba import njit, prange
 from fastbg.evaluators import bearoff_kernels as _bo
 from fastbg.evaluators import simd as _simd
 from fastbg.jit import HOT
+from fastbg.constants import BAR, BOARD_SIZE
 from fastbg.evaluators.input_kernels import (  # noqa: F401  (re-exported: tests and tools use them here)
     BASE_INPUTS, CHECKERS, ESC, ESC1, HIT_WAY, HIT_WAYS, I_OFF1, MORE_INPUTS, RACE_HALF, RI_NCROSS,
     RI_OFF, ROLL_WAYS, base_inputs, contact_inputs, half_inputs, made_mask, pip_loss,
     race_inputs,
     _men_off_contact)
 
-BAR = 25
-BOARD_SIZE = 26
 
 # Position classes (gnubg's positionclass order).
 C_OVER, C_BEAROFF2, C_BEAROFF1, C_RACE, C_CRASHED, C_CONTACT = range(6)
@@ -617,7 +616,7 @@ def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
     """0-ply probabilities of rows[start:stop] (interchange boards; at most ROWS_PER_CALL)
     into scr.res[:stop - start] (float32 (.., 5)), classes into scr.cls; seen from the side
     on roll, or with ``swapped`` from the other side (the candidates of a move, evaluated
-    with the opponent on roll, as :func:`mover_score`).
+    with the opponent on roll, for the scores of a move's results).
 
     The same numbers as :func:`evaluate_gb` one by one, but the output sums of LANES
     positions of one net run side by side in the lanes of a vector (the sums of one
@@ -701,19 +700,10 @@ def _mover_equity(out):
 
 
 @njit(**HOT)
-def mover_score(cand, net, bo, scr):
-    """gnubg's 0-ply score of a result ``cand`` (seen from the mover): the mover's cubeless
-    money equity after the opponent's probabilities are inverted."""
-    gb = scr.gb
-    to_gnubg_swapped(cand, gb)
-    evaluate_gb(gb, net, bo, scr)
-    return _mover_equity(scr.out)
-
-
-@njit(**HOT)
 def scores(cands, k, net, bo, scr, out):
-    """out[i] = :func:`mover_score` of cands[i] for i < k (evaluated in blocks by
-    :func:`evaluate_rows`)."""
+    """out[i] = gnubg's 0-ply score of the result cands[i] (seen from the mover) for i < k:
+    the mover's cubeless money equity (:func:`_mover_equity` of the probabilities with
+    the opponent on roll), evaluated in blocks by :func:`evaluate_rows`."""
     res = scr.res
     for b0 in range(0, k, ROWS_PER_CALL):
         b1 = min(k, b0 + ROWS_PER_CALL)
@@ -724,7 +714,7 @@ def scores(cands, k, net, bo, scr, out):
 
 @njit(parallel=True, cache=True)
 def scores_batch(cands, net, bo, n_tasks, out):
-    """out[i] = :func:`mover_score` of cands[i] (m, 26), in parallel tasks."""
+    """out[i] = the score of cands[i] (m, 26) as in :func:`scores`, in parallel tasks."""
     m = cands.shape[0]
     for t in prange(n_tasks):
         scr = new_scratch()

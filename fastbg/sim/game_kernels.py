@@ -37,13 +37,8 @@ from fastbg.evaluators import net_kernels as _gn
 from fastbg.position import movegen as _mg
 from fastbg.sim import policy_kernels as _pol
 from fastbg.jit import HOT
+from fastbg.constants import BAR, BOARD_SIZE, CHECKERS, HOME_TOP, MAX_RESULTS, OPP_BAR
 
-BAR = 25
-OPP_BAR = 0
-BOARD_SIZE = 26
-CHECKERS = 15
-HOME_TOP = 6
-MAX_RESULTS = _mg.MAX_RESULTS
 
 ERR_NAN = 1          # a bot scored a candidate NaN
 ERR_TOO_LONG = 2     # the game passed the ply limit
