@@ -22,7 +22,6 @@ from fastbg.jit import HOT
 STREAM_DICE = 0       # the two dice of a turn
 STREAM_OPENING = 1    # the opening roll; ``turn`` counts the re-rolls after ties
 STREAM_POLICY = 2     # a bot's own randomness (the random bot's choice)
-STREAM_CUBE = 3       # reserved for cube strategies
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _C1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -44,7 +43,9 @@ def mix64(x):
     return x ^ (x >> _S31)
 
 
-@njit(**HOT)
+# Inlined by numba: its callers pass literal streams and turns, each literal type a
+# signature of its own otherwise (6 compiles).
+@njit(cache=True, inline="always")
 def rand64(seed, game, turn, stream):
     """The 64 random bits for (seed, game, turn, stream); all four are non-negative ints."""
     h = mix64(np.uint64(seed) + _GOLDEN)

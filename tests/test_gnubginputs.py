@@ -31,14 +31,21 @@ def contact_inputs(mod, gb, fill):
     pip losses of both sides)."""
     inp = np.full(250, fill, np.float32)
     nz = np.full(250, -1, np.int64)
-    hit = np.full(39, 7, np.int64)
-    rp = np.full(21, 7, np.int64)
-    rc = np.full(21, 7, np.int64)
+    scr = gnubg_scratch(mod, 7)
     c = mod.base_inputs(gb, inp, nz)
-    mod.half_inputs(gb[1], gb[0], inp, 200, hit, rp, rc)
-    mod.half_inputs(gb[0], gb[1], inp, 200 + MORE, hit, rp, rc)
-    pl = mod.pip_loss(gb[1], gb[0], hit, rp, rc) + mod.pip_loss(gb[0], gb[1], hit, rp, rc)
+    mod.half_inputs(gb[1], gb[0], inp, 200, *scr)
+    mod.half_inputs(gb[0], gb[1], inp, 200 + MORE, *scr)
+    pl = mod.pip_loss(gb[1], gb[0], *scr) + mod.pip_loss(gb[0], gb[1], *scr)
     return inp, nz[:c].copy(), pl
+
+
+def gnubg_scratch(mod, fill):
+    """The hit / roll scratch arrays (hit, rp, rc) the reference's half_inputs and pip_loss
+    take, as gnubg's do; the fast kernels take none (their counts come from bitmasks)."""
+    if mod is not R:
+        return ()
+    return (np.full(39, fill, np.int64), np.full(21, fill, np.int64),
+            np.full(21, fill, np.int64))
 
 
 def all_contact_inputs(mod, gb, fill, contact250):
@@ -243,8 +250,8 @@ def test_a_wrong_kernel_is_caught():
         pip_loss = staticmethod(G.pip_loss)
 
         @staticmethod
-        def half_inputs(board, opp, inp, o, hit, rp, rc):
-            G.half_inputs(board, opp, inp, o, hit, rp, rc)
+        def half_inputs(board, opp, inp, o):
+            G.half_inputs(board, opp, inp, o)
             inp[o + G.I_MOBILITY] = np.nextafter(inp[o + G.I_MOBILITY], np.float32(9))
 
     gb = game_boards(20, 3)[-1]
@@ -255,8 +262,8 @@ def test_a_wrong_kernel_is_caught():
         half_inputs = staticmethod(G.half_inputs)
 
         @staticmethod
-        def pip_loss(board, opp, hit, rp, rc):
-            a, b, c = G.pip_loss(board, opp, hit, rp, rc)
+        def pip_loss(board, opp):
+            a, b, c = G.pip_loss(board, opp)
             return a, b, c + 1.0
 
     assert "pip_loss" in mismatch(gb, (OffPip, R))

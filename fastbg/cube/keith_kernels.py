@@ -12,11 +12,8 @@ import numpy as np
 from numba import njit
 
 from fastbg.jit import HOT
+from fastbg.constants import BAR, CHECKERS, HOME_TOP, OPP_BAR
 
-BAR = 25
-OPP_BAR = 0
-CHECKERS = 15
-HOME_TOP = 6
 
 MOVER = 0
 OPPONENT = 1
@@ -35,7 +32,9 @@ KEITH_TAKE_MIN = 2        # take if the doubler's count exceeds the taker's by a
 THORP_BONUS_ABOVE = 30    # the leader adds 10% if his count is more than 30
 
 
-@njit(**HOT)
+# Inlined by numba: callers pass literal points and sides, and each literal argument type
+# would otherwise compile a signature of its own (8 of them, 2.4 s of a fresh start).
+@njit(cache=True, inline="always")
 def side_count(b, side, point):
     """Checkers of ``side`` (MOVER or OPPONENT) on its own ``point`` (1..24; 25 = its bar)."""
     # int64 at once: int8 sums would wrap (numba widens anyway; plain Python would not).

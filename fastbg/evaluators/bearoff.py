@@ -79,13 +79,14 @@ def _load():
 
 @functools.lru_cache(maxsize=1)
 def tables():
-    """The kernels' bear-off tuple (binomials, one-sided int64 (54264, 32), two-sided uint16
-    (924, 924), first-checker-off int64 (54264, 4), race backgammon int64 (924, 5), its
-    presence bool (924,))."""
+    """The kernels' bear-off tables, a :class:`fastbg.evaluators.net_kernels.Bearoff`
+    (binomials, one-sided int64 (54264, 32), two-sided uint16 (924, 924), first-checker-off
+    int64 (54264, 4), race backgammon int64 (924, 5), its presence bool (924,))."""
+    from fastbg.evaluators.net_kernels import Bearoff
     d = _load()
-    return (_bo.BINOM, d["one_sided"].astype(np.int64), np.ascontiguousarray(d["two_sided"]),
-            d["gammon"].astype(np.int64), d["race_bg"].astype(np.int64),
-            d["race_bg_ok"].astype(np.bool_))
+    return Bearoff(_bo.BINOM, d["one_sided"].astype(np.int64),
+                   np.ascontiguousarray(d["two_sided"]), d["gammon"].astype(np.int64),
+                   d["race_bg"].astype(np.int64), d["race_bg_ok"].astype(np.bool_))
 
 
 # ---- race backgammon table (exact rational DP, small: 462 positions) ------------------

@@ -35,9 +35,9 @@ import numpy as np
 from numba import njit
 
 from fastbg.jit import HOT
+from fastbg.constants import CHECKERS
 
 POINTS = 6
-CHECKERS = 15
 N_ONE_SIDED = 54264          # C(21, 6): up to 15 checkers on 6 points
 N_TWO_SIDED = 924            # C(12, 6): up to 6 checkers on 6 points
 N_GAMMON_LIMIT = 38760       # C(20, 6): indices >= this hold all 15 checkers

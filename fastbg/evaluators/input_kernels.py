@@ -17,8 +17,8 @@ from fastbg.position.bits import ctlz64 as _ctlz64
 from fastbg.position.bits import ctpop64 as _ctpop64
 from fastbg.position.bits import cttz64 as _cttz64
 from fastbg.jit import HOT
+from fastbg.constants import CHECKERS
 
-CHECKERS = 15
 
 # Half-input features (gnubg's inputs.c enum order), 25 per side after the 200 base inputs.
 (I_OFF1, I_OFF2, I_OFF3, I_BREAK_CONTACT, I_BACK_CHEQUER, I_BACK_ANCHOR, I_FORWARD_ANCHOR,
@@ -333,12 +333,9 @@ def _masks(board):
 
 
 @njit(**HOT)
-def pip_loss(board, opp, hit, rp, rc):
-    """gnubg's pipLossP1P2: (pips lost / 432, P(hit one), P(hit two)) for ``board`` hitting.
-
-    ``hit``, ``rp``, ``rc`` (gnubg's scratch arrays) are no longer used; they stay for the
-    callers' sake.
-    """
+def pip_loss(board, opp):
+    """gnubg's pipLossP1P2: (pips lost / 432, P(hit one), P(hit two)) for ``board`` hitting
+    (gnubg's hit / roll scratch arrays are not needed: the counts come from bitmasks)."""
     occ, made, one, two = _masks(board)
     ooc, theirs, oone, otwo = _masks(opp)
     return _pip_loss(board[24], occ, made, two, _rev24(theirs), _rev24(oone))
@@ -515,9 +512,9 @@ def _rolls_bar2(blots):
 
 
 @njit(**HOT)
-def half_inputs(board, opp, inp, o, hit, rp, rc):
-    """gnubg's CalculateHalfInputs: 25 features of ``board`` (against ``opp``) at inp[o:].
-    ``hit``, ``rp``, ``rc`` (gnubg's scratch) are not used; see :func:`_half_inputs`
+def half_inputs(board, opp, inp, o):
+    """gnubg's CalculateHalfInputs: 25 features of ``board`` (against ``opp``) at inp[o:];
+    see :func:`_half_inputs`
     (inlined by numba here and in :func:`contact_inputs`: 0.228 -> 0.205 us for both
     half_inputs, 0.33 -> 0.29 us for contact_inputs against a call)."""
     _half_inputs(board, opp, inp, o)

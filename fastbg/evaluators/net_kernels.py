@@ -44,20 +44,21 @@ other, each in its own numbering, index 24 the bar), built from the interchange 
 :func:`fastbg.evaluators.nets.load_weights`) and ``bo`` (the bear-off tables, see
 :func:`fastbg.evaluators.bearoff.tables`); per-thread scratch comes from :func:`new_scratch`.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
 from fastbg.evaluators import bearoff_kernels as _bo
 from fastbg.evaluators import simd as _simd
 from fastbg.jit import HOT
+from fastbg.constants import BAR, BOARD_SIZE
 from fastbg.evaluators.input_kernels import (  # noqa: F401  (re-exported: tests and tools use them here)
     BASE_INPUTS, CHECKERS, ESC, ESC1, HIT_WAY, HIT_WAYS, I_OFF1, MORE_INPUTS, RACE_HALF, RI_NCROSS,
     RI_OFF, ROLL_WAYS, base_inputs, contact_inputs, half_inputs, made_mask, pip_loss,
     race_inputs,
     _men_off_contact)
 
-BAR = 25
-BOARD_SIZE = 26
 
 # Position classes (gnubg's positionclass order).
 C_OVER, C_BEAROFF2, C_BEAROFF1, C_RACE, C_CRASHED, C_CONTACT = range(6)
@@ -71,6 +72,34 @@ N_INPUTS = {IF_RACE: 214, IF_STD250: 250, IF_CONTACT250: 250}
 MAX_INPUTS = 250
 N_OUT = 5
 OUT_WIN, OUT_WG, OUT_WBG, OUT_LG, OUT_LBG = range(5)
+
+Net = namedtuple("Net", "w1 b1 w2 b2 beta n_in n_hid ifunc")
+Net.__doc__ = """The weights of the three nets (index NET_*), padded to the largest; H hidden units.
+
+w1 float32[3, 250, H] input -> hidden weights; b1 float32[3, H] hidden thresholds;
+w2 float32[3, 5, H] hidden -> output weights; b2 float32[3, 5] output thresholds;
+beta float32[3, 2] (hidden, output) sigmoid scales; n_in int64[3] inputs of each net
+(0: absent, e.g. no crashed net); n_hid int64[3] its hidden units; ifunc int64[3] its
+input function (IF_*). Built by :func:`fastbg.evaluators.nets.load_weights`."""
+
+Bearoff = namedtuple("Bearoff", "binom one_sided two_sided gammon race_bg race_bg_ok")
+Bearoff.__doc__ = """The bear-off tables (:func:`fastbg.evaluators.bearoff.tables`).
+
+binom int64[.., ..] binomials of the position index; one_sided int64[54264, 32] gnubg's
+one-sided distributions (x 65535); two_sided uint16[924, 924] two-sided equities;
+gammon int64[54264, 4] first-checker-off distributions; race_bg int64[924, 5] race
+backgammon table; race_bg_ok bool[924] its presence. (The ``probs_kernel`` plug-in keeps
+narrower integer types: one_sided uint16, gammon int32.)"""
+
+NetScratch = namedtuple("NetScratch", "inp hidden out gb dummy nz ht slot fill rsum res cls")
+NetScratch.__doc__ = """Per-thread scratch of the evaluation (:func:`new_scratch`).
+
+inp float32[250] inputs; hidden float32[256] hidden units; out float32[5] outputs;
+gb int64[2, 25] gnubg board; dummy int64[2, 25] race-backgammon board; nz int64[250]
+indices of the non-zero inputs; then for :func:`evaluate_rows`: ht float32[3, LANES, 128]
+hidden units of up to LANES positions a net, a row each; slot int64[3, LANES] their row
+numbers; fill int64[3] how many wait; rsum float32[5, LANES] output sums; res
+float32[ROWS_PER_CALL, 5] results; cls int64[ROWS_PER_CALL] classes."""
 
 # gnubg's sigmoid table: e[k] = exp(k / 10) / 10, one extra entry.
 SIG_E = np.array([np.exp(k / 10.0) / 10.0 for k in range(100)] + [np.exp(9.9) / 10.0],
@@ -170,8 +199,8 @@ def classify(gb, binom):
 @njit(**HOT)
 def net_inputs(ifunc, gb, inp, scr):
     """Fill ``inp`` with input function ``ifunc`` (IF_*) of ``gb``; the indices of the
-    non-zero inputs go to scr[8] in increasing order, their number is returned."""
-    return inputs_into(ifunc, gb, inp, scr[8])
+    non-zero inputs go to scr.nz in increasing order, their number is returned."""
+    return inputs_into(ifunc, gb, inp, scr.nz)
 
 
 @njit(**HOT)
@@ -196,8 +225,8 @@ def forward(net, k, inp, nz, n_nz, hidden, out):
     in gnubg's order too (:func:`fastbg.evaluators.simd.outputs`), so the outputs are those of
     the plain loops bit for bit.
     """
-    w1, b1, w2, b2, beta = net[0], net[1], net[2], net[3], net[4]
-    nh = net[6][k]
+    w1, b1, w2, b2, beta = net.w1, net.b1, net.w2, net.b2, net.beta
+    nh = net.n_hid[k]
     h = hidden[:nh]
     _simd.hidden_sums(w1[k], b1[k, :nh], inp, nz, n_nz, h)
     _simd.outputs(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, w2[k], b2[k], out)
@@ -211,7 +240,7 @@ def forward(net, k, inp, nz, n_nz, hidden, out):
 @njit(**HOT)
 def eval_bearoff2(gb, bo, out):
     """Two-sided table: win probability only."""
-    binom, ts = bo[0], bo[2]
+    binom, ts = bo.binom, bo.two_sided
     n_us = bearoff_index(gb[1], binom)
     n_them = bearoff_index(gb[0], binom)
     us = np.float32(ts[n_us, n_them])
@@ -224,7 +253,7 @@ def eval_bearoff2(gb, bo, out):
 @njit(**HOT)
 def _gammon_probs(gb, bp0, bp1, bo):
     """gnubg's setGammonProb: (lose gammon, win gammon) for all-home positions."""
-    binom, os_, gam = bo[0], bo[1], bo[3]
+    binom, os_, gam = bo.binom, bo.one_sided, bo.gammon
     tot0 = 0
     tot1 = 0
     for i in range(6):
@@ -286,7 +315,7 @@ def _one_sided_win(n, n_opp, os_):
 @njit(**HOT)
 def eval_bearoff1(gb, bo, out):
     """One-sided distributions, gammons from the first-checker-off table."""
-    binom, os_ = bo[0], bo[1]
+    binom, os_ = bo.binom, bo.one_sided
     n_opp = bearoff_index(gb[0], binom)
     n = bearoff_index(gb[1], binom)
     if n > _bo.N_GAMMON_LIMIT or n_opp > _bo.N_GAMMON_LIMIT:
@@ -354,7 +383,7 @@ def _cdiv(a, b):
 @njit(**HOT)
 def race_improvement(gb, out, bo, dummy):
     """gnubg's raceImprovement: exact race backgammons, certain gammons."""
-    _race_improvement(gb, out, bo[0], bo[1], bo[4], dummy)
+    _race_improvement(gb, out, bo.binom, bo.one_sided, bo.race_bg, dummy)
 
 
 @njit(**HOT)
@@ -505,28 +534,23 @@ ROWS_PER_CALL = 256
 
 @njit(cache=True)
 def new_scratch():
-    """Per-thread scratch: (inputs f32[250], hit[39], roll pips[21], roll checkers[21],
-    hidden f32[256], outputs f32[5], gnubg board [2, 25], dummy board [2, 25],
-    non-zero input indices [250], then for :func:`evaluate_rows`: hidden units of up to
-    LANES positions a net, a row each f32[3, LANES, 128], their row numbers [3, LANES],
-    how many wait [3], output sums f32[5, LANES], results f32[ROWS_PER_CALL, 5], classes
-    [ROWS_PER_CALL])."""
-    return (np.zeros(MAX_INPUTS, np.float32), np.zeros(39, np.int64), np.zeros(21, np.int64),
-            np.zeros(21, np.int64), np.zeros(256, np.float32), np.zeros(N_OUT, np.float32),
-            np.zeros((2, 25), np.int64), np.zeros((2, 25), np.int64),
-            np.zeros(MAX_INPUTS, np.int64),
-            np.zeros((N_NETS, _simd.LANES, _simd.FAST_HIDDEN), np.float32),
-            np.zeros((N_NETS, _simd.LANES), np.int64), np.zeros(N_NETS, np.int64),
-            np.zeros((N_OUT, _simd.LANES), np.float32),
-            np.zeros((ROWS_PER_CALL, N_OUT), np.float32), np.zeros(ROWS_PER_CALL, np.int64))
+    """Per-thread scratch: a :class:`NetScratch`."""
+    return NetScratch(np.zeros(MAX_INPUTS, np.float32), np.zeros(256, np.float32),
+                      np.zeros(N_OUT, np.float32), np.zeros((2, 25), np.int64),
+                      np.zeros((2, 25), np.int64), np.zeros(MAX_INPUTS, np.int64),
+                      np.zeros((N_NETS, _simd.LANES, _simd.FAST_HIDDEN), np.float32),
+                      np.zeros((N_NETS, _simd.LANES), np.int64), np.zeros(N_NETS, np.int64),
+                      np.zeros((N_OUT, _simd.LANES), np.float32),
+                      np.zeros((ROWS_PER_CALL, N_OUT), np.float32),
+                      np.zeros(ROWS_PER_CALL, np.int64))
 
 
 @njit(**HOT)
 def evaluate_gb(gb, net, bo, scr):
-    """0-ply probabilities of gnubg board ``gb`` into scr[5] (float32); returns the class."""
-    inp, hidden, out, dummy = scr[0], scr[4], scr[5], scr[7]
-    pc = classify(gb, bo[0])
-    ifuncs = net[7]
+    """0-ply probabilities of gnubg board ``gb`` into scr.out (float32); returns the class."""
+    inp, hidden, out, dummy = scr.inp, scr.hidden, scr.out, scr.dummy
+    pc = classify(gb, bo.binom)
+    ifuncs = net.ifunc
     if pc == C_OVER:
         for i in range(N_OUT):
             out[i] = 0.0
@@ -537,12 +561,12 @@ def evaluate_gb(gb, net, bo, scr):
         eval_bearoff1(gb, bo, out)
     elif pc == C_RACE:
         n_nz = net_inputs(ifuncs[NET_RACE], gb, inp, scr)
-        forward(net, NET_RACE, inp, scr[8], n_nz, hidden, out)
+        forward(net, np.int64(NET_RACE), inp, scr.nz, n_nz, hidden, out)
         race_improvement(gb, out, bo, dummy)
     else:
-        k = _net_of(pc, net[5])
+        k = _net_of(pc, net.n_in)
         n_nz = net_inputs(ifuncs[k], gb, inp, scr)
-        forward(net, k, inp, scr[8], n_nz, hidden, out)
+        forward(net, k, inp, scr.nz, n_nz, hidden, out)
     sanity_check(gb, out)
     return pc
 
@@ -568,12 +592,12 @@ def _net_of(pc, n_in):
 def _flush(k, rows, start, swapped, net, bo, scr):
     """Finish the positions waiting for net ``k``: their output sums side by side, then
     each one's output sigmoids, race refinements and sanity check, into the results."""
-    out, gb, dummy = scr[5], scr[6], scr[7]
-    ht, slot, fill, rsum, res = scr[9], scr[10], scr[11], scr[12], scr[13]
-    binom, os_, rbg = bo[0], bo[1], bo[4]
-    _simd.outputs_rows(ht[k], net[2][k], net[3][k], rsum)
+    out, gb, dummy = scr.out, scr.gb, scr.dummy
+    ht, slot, fill, rsum, res = scr.ht, scr.slot, scr.fill, scr.rsum, scr.res
+    binom, os_, rbg = bo.binom, bo.one_sided, bo.race_bg
+    _simd.outputs_rows(ht[k], net.w2[k], net.b2[k], rsum)
     # The output sigmoids of the whole block as vectors: :func:`sigmoid` of each sum.
-    _simd.sigmoid_rows(rsum, -net[4][k, 1], SIG_E, SIG_LO, SIG_HI)
+    _simd.sigmoid_rows(rsum, -net.beta[k, 1], SIG_E, SIG_LO, SIG_HI)
     for s in range(fill[k]):
         r = slot[k, s]
         for o in range(N_OUT):
@@ -590,9 +614,9 @@ def _flush(k, rows, start, swapped, net, bo, scr):
 @njit(**HOT)
 def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
     """0-ply probabilities of rows[start:stop] (interchange boards; at most ROWS_PER_CALL)
-    into scr[13][:stop - start] (float32 (.., 5)), classes into scr[14]; seen from the side
+    into scr.res[:stop - start] (float32 (.., 5)), classes into scr.cls; seen from the side
     on roll, or with ``swapped`` from the other side (the candidates of a move, evaluated
-    with the opponent on roll, as :func:`mover_score`).
+    with the opponent on roll, for the scores of a move's results).
 
     The same numbers as :func:`evaluate_gb` one by one, but the output sums of LANES
     positions of one net run side by side in the lanes of a vector (the sums of one
@@ -601,11 +625,11 @@ def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
     position's hidden units are stored as a row and the block is transposed in registers
     (:func:`fastbg.evaluators.simd.outputs_rows`), not scattered into lanes unit by unit.
     """
-    inp, hidden = scr[0], scr[4]
-    out, gb, nz = scr[5], scr[6], scr[8]
-    ht, slot, fill, res, cls = scr[9], scr[10], scr[11], scr[13], scr[14]
-    w1, b1, beta, n_in, n_hid, ifuncs = net[0], net[1], net[4], net[5], net[6], net[7]
-    binom = bo[0]
+    inp, hidden = scr.inp, scr.hidden
+    out, gb, nz = scr.out, scr.gb, scr.nz
+    ht, slot, fill, res, cls = scr.ht, scr.slot, scr.fill, scr.res, scr.cls
+    w1, b1, beta, n_in, n_hid, ifuncs = net.w1, net.b1, net.beta, net.n_in, net.n_hid, net.ifunc
+    binom = bo.binom
     h = hidden[:_simd.FAST_HIDDEN]
     for k in range(N_NETS):
         fill[k] = 0
@@ -635,10 +659,10 @@ def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
 @njit(**HOT)
 def evaluate_board(b, net, bo, scr, probs):
     """Probabilities (float64[5]) of interchange board ``b`` for the player on roll."""
-    gb = scr[6]
+    gb = scr.gb
     to_gnubg(b, gb)
     pc = evaluate_gb(gb, net, bo, scr)
-    out = scr[5]
+    out = scr.out
     for i in range(N_OUT):
         probs[i] = out[i]
     return pc
@@ -650,12 +674,12 @@ def probabilities_batch(boards, net, bo, n_tasks, probs, classes):
     n = boards.shape[0]
     for t in prange(n_tasks):
         scr = new_scratch()
-        res, cls = scr[13], scr[14]
+        res, cls = scr.res, scr.cls
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
         for b0 in range(lo, hi, ROWS_PER_CALL):
             b1 = min(hi, b0 + ROWS_PER_CALL)
-            evaluate_rows(boards, b0, b1, False, net, bo, scr)
+            evaluate_rows(boards, b0, b1, np.bool_(False), net, bo, scr)
             for g in range(b0, b1):
                 classes[g] = cls[g - b0]
                 for o in range(N_OUT):
@@ -676,38 +700,29 @@ def _mover_equity(out):
 
 
 @njit(**HOT)
-def mover_score(cand, net, bo, scr):
-    """gnubg's 0-ply score of a result ``cand`` (seen from the mover): the mover's cubeless
-    money equity after the opponent's probabilities are inverted."""
-    gb = scr[6]
-    to_gnubg_swapped(cand, gb)
-    evaluate_gb(gb, net, bo, scr)
-    return _mover_equity(scr[5])
-
-
-@njit(**HOT)
 def scores(cands, k, net, bo, scr, out):
-    """out[i] = :func:`mover_score` of cands[i] for i < k (evaluated in blocks by
-    :func:`evaluate_rows`)."""
-    res = scr[13]
+    """out[i] = gnubg's 0-ply score of the result cands[i] (seen from the mover) for i < k:
+    the mover's cubeless money equity (:func:`_mover_equity` of the probabilities with
+    the opponent on roll), evaluated in blocks by :func:`evaluate_rows`."""
+    res = scr.res
     for b0 in range(0, k, ROWS_PER_CALL):
         b1 = min(k, b0 + ROWS_PER_CALL)
-        evaluate_rows(cands, b0, b1, True, net, bo, scr)
+        evaluate_rows(cands, b0, b1, np.bool_(True), net, bo, scr)
         for i in range(b0, b1):
             out[i] = _mover_equity(res[i - b0])
 
 
 @njit(parallel=True, cache=True)
 def scores_batch(cands, net, bo, n_tasks, out):
-    """out[i] = :func:`mover_score` of cands[i] (m, 26), in parallel tasks."""
+    """out[i] = the score of cands[i] (m, 26) as in :func:`scores`, in parallel tasks."""
     m = cands.shape[0]
     for t in prange(n_tasks):
         scr = new_scratch()
-        res = scr[13]
+        res = scr.res
         lo = t * m // n_tasks
         hi = (t + 1) * m // n_tasks
         for b0 in range(lo, hi, ROWS_PER_CALL):
             b1 = min(hi, b0 + ROWS_PER_CALL)
-            evaluate_rows(cands, b0, b1, True, net, bo, scr)
+            evaluate_rows(cands, b0, b1, np.bool_(True), net, bo, scr)
             for i in range(b0, b1):
                 out[i] = _mover_equity(res[i - b0])

@@ -180,7 +180,7 @@ def load_weights(path=None):
         n_in[k] = h.shape[0]
         n_hid[k] = h.shape[1]
         ifunc[k] = code
-    return Weights(str(p), version, (w1, b1, w2, b2, beta, n_in, n_hid, ifunc))
+    return Weights(str(p), version, _k.Net(w1, b1, w2, b2, beta, n_in, n_hid, ifunc))
 
 
 class GnubgNet:
@@ -281,7 +281,7 @@ def _make_probs_kernel(arrays, bearoff):
     the bear-off tables in their narrowest integer types to keep them small)."""
     from numba import njit
     binom, one, two, gam, rbg, ok = bearoff
-    tabs = (binom, one.astype(np.uint16), two, gam.astype(np.int32), rbg, ok)
+    tabs = _k.Bearoff(binom, one.astype(np.uint16), two, gam.astype(np.int32), rbg, ok)
     net = arrays
     evaluate = _k.evaluate_board
     new_scratch = _k.new_scratch
@@ -300,19 +300,6 @@ class GnubgBot:
     kernel (``"gnubg"`` by name uses the installed networks)."""
     net: GnubgNet
     name: str = "gnubg"
-
-
-@functools.lru_cache(maxsize=1)
-def placeholder_tables():
-    """Tiny (net arrays, bear-off tables) of the kernels' types, for runs without gnubg."""
-    net = (np.zeros((_k.N_NETS, 1, 1), np.float32), np.zeros((_k.N_NETS, 1), np.float32),
-           np.zeros((_k.N_NETS, _k.N_OUT, 1), np.float32), np.zeros((_k.N_NETS, _k.N_OUT),
-                                                                     np.float32),
-           np.ones((_k.N_NETS, 2), np.float32), np.zeros(_k.N_NETS, np.int64),
-           np.zeros(_k.N_NETS, np.int64), np.zeros(_k.N_NETS, np.int64))
-    bo = (_bearoff._bo.BINOM, np.zeros((1, 32), np.int64), np.zeros((1, 1), np.uint16),
-          np.zeros((1, 4), np.int64), np.zeros((1, 5), np.int64), np.zeros(1, np.bool_))
-    return net, bo
 
 
 _DEFAULT = {}

@@ -43,10 +43,8 @@ import numpy as np
 from numba import njit, prange
 
 from fastbg.jit import HOT
+from fastbg.constants import BAR, CHECKERS, HOME_TOP
 
-BAR = 25
-CHECKERS = 15
-HOME_TOP = 6
 MOVER = 0
 OPPONENT = 1
 

@@ -355,7 +355,7 @@ def _vr_trials(st, lo, hi, evaluate):
     result = np.zeros((n, 5))
     corr = np.zeros((n, 5))
     truncate = st.gcfg[_play.G_TRUNCATE]
-    policy = int(st.bots[0][0])
+    policy = int(st.bots.policies[0])
     rolls = np.asarray(ROLLS, np.int64)
     with _threads(st.n_threads):
         while True:
@@ -376,8 +376,8 @@ def _vr_trials(st, lo, hi, evaluate):
             res, off = _legal_moves_rows(b21, d21, st.n_threads)
             games21 = np.repeat(live, len(rolls))
             choice = np.zeros(m * len(rolls), np.int64)
-            _play.choose_segments(policy, seed, game0, games21, ply, b21, res, off,
-                                  st.bots[1], st.bots[2], choice)
+            _play.choose_segments(policy, seed, game0, games21, ply, b21, res, off, st.bots,
+                                  choice)
             chosen = res[off[:-1] + choice]
             v_mover = _mover_values(chosen, evaluate)                  # (m * 21, 5)
             v_mover = v_mover.reshape(m, len(rolls), 5)

@@ -14,8 +14,7 @@ from llvmlite import ir
 from numba import config, njit, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
-
-BOARD_SIZE = 26
+from fastbg.constants import BOARD_SIZE
 
 
 def _unary_bit_intrinsic(name, doc, bits=64, zero_flag=None):

@@ -26,12 +26,9 @@ from numba import njit, prange
 
 from fastbg.position.bits import copy_row, lowest_bit
 from fastbg.jit import HOT
+# Board offsets and bounds: module-level ints, which numba freezes as constants.
+from fastbg.constants import BAR, BOARD_SIZE, HOME_TOP, MAX_RESULTS
 
-# Board offsets and bounds, repeated here as plain ints so numba freezes them as constants.
-BAR = 25
-HOME_TOP = 6
-BOARD_SIZE = 26
-MAX_RESULTS = 3060      # gnubg's MAX_MOVES: the most distinct results any roll can have
 
 HASH_BITS = 10          # 1,024 slots: a non-double has at most 2 x 15 x 15 = 450 sequences
 HASH_SIZE = 1 << HASH_BITS
@@ -391,7 +388,7 @@ def legal_moves_one(board, d1, d2):
     """All results of one position as a fresh ``(k, 26)`` array."""
     out = np.empty((MAX_RESULTS, BOARD_SIZE), np.int8)
     work, stack, hashes, slots = new_scratch()
-    k = generate(board, d1, d2, out, 0, work, stack, hashes, slots, 1)
+    k = generate(board, d1, d2, out, np.int64(0), work, stack, hashes, slots, np.int64(1))
     return out[:k].copy()
 
 

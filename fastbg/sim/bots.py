@@ -155,12 +155,11 @@ def _gnubg_net_of(bot):
 
 
 def gnubg_tables(bots):
-    """(net arrays, bear-off tables) of the gnubg networks the bots play with, or small
-    placeholders of the same types when none does (the kernels' types stay the same)."""
-    from fastbg.evaluators.nets import placeholder_tables
+    """(net arrays, bear-off tables) of the gnubg networks the bots play with, or (None,
+    None) when none does: the game kernels are then compiled without the networks."""
     nets = [n for n in (_gnubg_net_of(b) for b in bots) if n is not None]
     if not nets:
-        return placeholder_tables()
+        return None, None
     if any(n.arrays is not nets[0].arrays for n in nets[1:]):
         raise ValueError("both bots use GNU Backgammon's networks with different weights; "
                          "a run takes one set of networks")

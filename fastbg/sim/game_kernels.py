@@ -25,8 +25,11 @@ starts with the cube phase, before the roll; the outcome then also holds the fin
 ``value``, whether a double was ``dropped`` and the settled ``points`` (always from the
 winner's side: the wrapper signs them).
 """
+from collections import namedtuple
+
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
 from fastbg.cube import decision_kernels as _cube
 from fastbg import dice as _dice
@@ -34,13 +37,8 @@ from fastbg.evaluators import net_kernels as _gn
 from fastbg.position import movegen as _mg
 from fastbg.sim import policy_kernels as _pol
 from fastbg.jit import HOT
+from fastbg.constants import BAR, BOARD_SIZE, CHECKERS, HOME_TOP, MAX_RESULTS, OPP_BAR
 
-BAR = 25
-OPP_BAR = 0
-BOARD_SIZE = 26
-CHECKERS = 15
-HOME_TOP = 6
-MAX_RESULTS = _mg.MAX_RESULTS
 
 ERR_NAN = 1          # a bot scored a candidate NaN
 ERR_TOO_LONG = 2     # the game passed the ply limit
@@ -57,6 +55,75 @@ OPENING_REROLL = 1   # the first player rolls both dice afresh
 # gcfg entries.
 (G_START_SIDE, G_USE_START, G_OPENING, G_MAX_PLIES, G_TRUNCATE, G_DEBUG, G_AWAY0, G_AWAY1,
  G_CRAWFORD_GAME, G_CRAWFORD_AFTER, G_CUBE_VALUE, G_CUBE_OWNER, G_SIZE) = range(13)
+
+
+Bots = namedtuple("Bots", "policies point extra gnet gbo plugin0 plugin1")
+Bots.__doc__ = """The two bots of a run, as the game kernels take them.
+
+policies int64[2] policy code of bot 0 and bot 1 (fastbg.sim.policy_kernels: RANDOM ...);
+point float64[2, 25, 31] and extra float64[2, 2] pubeval's tables
+(:func:`fastbg.sim.policy_kernels.pubeval_tables`); gnet the gnubg net weights
+(:class:`fastbg.evaluators.net_kernels.Net`) and gbo its bear-off tables
+(:class:`fastbg.evaluators.net_kernels.Bearoff`), both None when no bot plays gnubg (the
+networks are then not compiled in); plugin0, plugin1 the numba scorers of PLUGIN bots,
+else None."""
+
+Cubes = namedtuple("Cubes", "cfg strategies efficiencies met_pre met_post plugin0 plugin1")
+Cubes.__doc__ = """The cube settings of a run (:mod:`fastbg.cube.decision_kernels`).
+
+cfg int64[C_SIZE] the rules vector (C_*); strategies int64[2] cube strategy of each
+player (CUBE_*); efficiencies float64[2] their Janowski cube efficiency; met_pre
+float64[n, n] and met_post float64[2, n] the match equity tables (1x1 / 2x1 placeholders
+in money play); plugin0, plugin1 the numba ``probs(board, out)`` of Janowski strategies,
+else None. Runs without the cube pass None instead of a Cubes."""
+
+GameScratch = namedtuple("GameScratch",
+                         "board prev out scores probs work stack hashes slots gscr")
+GameScratch.__doc__ = """Per-thread scratch of the game loop (:func:`new_game_scratch`).
+
+board int8[26] the game's board (the final position after :func:`play_one`); prev int8[26]
+the board before the move (debug checks); out int8[MAX_RESULTS, 26] the legal results;
+scores float64[MAX_RESULTS]; probs float64[5] cube probabilities; work, stack, hashes,
+slots the move generator's scratch (:func:`fastbg.position.movegen.new_scratch`); gscr a
+:class:`fastbg.evaluators.net_kernels.NetScratch`, None without a gnubg net."""
+
+
+def plain(x):
+    """A named tuple as a plain tuple (None stays None): the form in which a parallel loop
+    can take it in (numba's parfors cannot pass named tuples built elsewhere into the loop,
+    nor nested ones)."""
+    return None if x is None else tuple(x)
+
+
+@overload(plain)
+def _plain_impl(x):
+    if isinstance(x, types.NoneType):
+        return lambda x: None
+    return lambda x: x[:]
+
+
+def as_net(x):
+    """:func:`plain`'s inverse for the gnubg net weights."""
+    return None if x is None else _gn.Net(*x)
+
+
+@overload(as_net)
+def _as_net_impl(x):
+    if isinstance(x, types.NoneType):
+        return lambda x: None
+    return lambda x: _gn.Net(*x)
+
+
+def as_bearoff(x):
+    """:func:`plain`'s inverse for the gnubg bear-off tables."""
+    return None if x is None else _gn.Bearoff(*x)
+
+
+@overload(as_bearoff)
+def _as_bearoff_impl(x):
+    if isinstance(x, types.NoneType):
+        return lambda x: None
+    return lambda x: _gn.Bearoff(*x)
 
 
 @njit(**HOT)
@@ -147,25 +214,69 @@ def turn_dice(seed, game, ply, d1, d2, opening, rot):
 
 
 @njit(**HOT)
-def choose_builtin(policy, seed, game, ply, before, cands, k, tables, extra, scores, gscr):
+def choose_builtin(policy, seed, game, ply, before, cands, k, point, extra, gnet, gbo, scores,
+                   gscr):
     """Index of the result a built-in policy plays (-1 for a NaN score).
 
-    tables = (pubeval point table, gnubg net arrays, gnubg bear-off tables) and extra the
-    pubeval extra weights (see ``bots``); gscr is a gnubg scratch
-    (:func:`fastbg.evaluators.net_kernels.new_scratch`).
+    point and extra are pubeval's tables, gnet and gbo the gnubg net arrays and bear-off
+    tables (see ``bots``; both None when no bot plays gnubg, and then the networks are not
+    compiled in); gscr is a gnubg scratch (:func:`fastbg.evaluators.net_kernels.new_scratch`).
     """
     if k == 1:
         return 0
     if policy == _pol.RANDOM:
         return _dice.uniform_index(seed, game, ply, k)
-    point, gnet, gbo = tables
     if policy == _pol.PUBEVAL:
         _pol.pubeval_scores(before, cands, k, point, extra, scores)
     elif policy == _pol.GNUBG:
-        _gn.scores(cands, k, gnet, gbo, gscr, scores)
+        # The None test is on an argument: numba then prunes the networks out of the
+        # kernels of runs without gnubg (compiling them is most of a fresh start).
+        if gnet is not None:
+            _gn.scores(cands, k, gnet, gbo, gscr, scores)
     else:
         _pol.greedy_scores(before, cands, k, scores)
     return _pol.best_index(scores, k)
+
+
+@njit(**HOT)
+def cube_enabled(cubes):
+    """True when the cube is in play: ``cubes`` is given (not None) and enables it.
+
+    Runs without the cube pass ``cubes=None``; the cube helpers below test that on their
+    argument, so numba prunes the cube decisions (and their kernels) out of those runs.
+    """
+    if cubes is None:
+        return False
+    return cubes.cfg[_cube.C_ENABLED] != 0
+
+
+@njit(**HOT)
+def opening_stake(cubes, seed, game, ties, value):
+    """The stake after the opening ties (automatic doubles); ``value`` without the cube."""
+    if cubes is None:
+        return value
+    return _cube.auto_double_stake(cubes.cfg, seed, game, ties)
+
+
+@njit(**HOT)
+def cube_turn(cubes, side, board, value, owner, turned, away0, away1, crawford_game,
+              crawford_after, probs):
+    """:func:`fastbg.cube.decision_kernels.cube_phase` with the ``cubes`` settings."""
+    if cubes is None:
+        return value, owner, turned, False, 0, 0
+    c = cubes
+    return _cube.cube_phase(c.cfg, c.strategies, c.efficiencies, c.met_pre, c.met_post, side,
+                            board, value, owner, turned, away0, away1, crawford_game,
+                            crawford_after, c.plugin0, c.plugin1, probs)
+
+
+@njit(**HOT)
+def settle_points(cubes, value, turned, kind, winner_away):
+    """Points of a game played out: :func:`fastbg.cube.decision_kernels.settle`, or
+    ``kind`` without the cube."""
+    if cubes is None:
+        return kind
+    return _cube.settle(cubes.cfg, value, turned, kind, winner_away)
 
 
 @njit(**HOT)
@@ -222,51 +333,49 @@ def step_ok(before, after, d1, d2):
 def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
     """Play one game to the end (or to the truncation ply) in the scratch ``scr``.
 
-    bots  = (policies int64[2], tables, pubeval extra, plugin0, plugin1); tables =
-            (pubeval point table, gnubg net arrays, gnubg bear-off tables)
-    cubes = (cfg, strategies int64[2], efficiency float64[2], met_pre, met_post,
-             cube plugin0, cube plugin1)
-    scr   = :func:`new_game_scratch`; its board holds the final position afterwards.
+    bots  = :class:`Bots`; cubes = :class:`Cubes`, or None for a run without the cube
+    scr   = :class:`GameScratch`; its board holds the final position afterwards.
     Returns (winner, kind, plies, first, error, gen, value, dropped, points): ``gen`` is
     the caller's dedupe generation counter, advanced once per ply; ``points`` is what the
     winner scores (kind when the cube is off).
     """
-    policies, tables, extra, plugin0, plugin1 = bots
-    point = tables[0]
-    cfg, strat, xeff, met_pre, met_post, cplug0, cplug1 = cubes
-    board, prev, out, scores, probs, work, stack, hashes, slots, gscr = scr
+    policies, point, extra, gnet, gbo = bots.policies, bots.point, bots.extra, bots.gnet, bots.gbo
+    plugin0, plugin1 = bots.plugin0, bots.plugin1
+    board, prev, out, scores, probs = scr.board, scr.prev, scr.out, scr.scores, scr.probs
+    work, stack, hashes, slots, gscr = scr.work, scr.stack, scr.hashes, scr.slots, scr.gscr
     side, d1, d2, ties = start_game(seed, game, start_board, gcfg[G_START_SIDE],
                                     gcfg[G_USE_START] != 0, board)
     first = side
     opening = gcfg[G_OPENING]
     debug = gcfg[G_DEBUG] != 0
     truncate = gcfg[G_TRUNCATE]
-    cube_on = cfg[_cube.C_ENABLED] != 0
+    cube_on = cube_enabled(cubes)
     away0 = gcfg[G_AWAY0]
     away1 = gcfg[G_AWAY1]
     value = gcfg[G_CUBE_VALUE]
     owner = gcfg[G_CUBE_OWNER]
     turned = owner >= 0
     if cube_on and gcfg[G_USE_START] == 0:
-        value = _cube.auto_double_stake(cfg, seed, game, ties)
+        value = opening_stake(cubes, seed, game, ties, value)
     # The opening throw is the first player's roll (docs/rules.md section 2): no cube before it.
     opens = opening_roll_played(gcfg)
-    ply = 0
+    # Counters start as np.int64, not a literal 0: a callee given a literal argument is
+    # compiled once more for that literal type (numba types the loop before it unifies).
+    ply = np.int64(0)
     while True:
         if truncate >= 0 and ply >= truncate:
             return side, 0, ply, first, 0, gen, value, False, 0
         if cube_on and not (ply == 0 and opens):
-            value, owner, turned, over, w, pts = _cube.cube_phase(
-                cfg, strat, xeff, met_pre, met_post, side, board, value, owner, turned,
-                away0, away1, gcfg[G_CRAWFORD_GAME] != 0, gcfg[G_CRAWFORD_AFTER] != 0,
-                cplug0, cplug1, probs)
+            value, owner, turned, over, w, pts = cube_turn(
+                cubes, side, board, value, owner, turned, away0, away1,
+                gcfg[G_CRAWFORD_GAME] != 0, gcfg[G_CRAWFORD_AFTER] != 0, probs)
             if over and w == _cube.OVERFLOW:
                 return side, 0, ply, first, ERR_CUBE_OVERFLOW, gen, value, False, 0
             if over:
                 return w, 1, ply, first, 0, gen, value, True, pts
         r1, r2 = turn_dice(seed, game, ply, d1, d2, opening, rot)
         gen += 1
-        k = _mg.generate(board, r1, r2, out, 0, work, stack, hashes, slots, gen)
+        k = _mg.generate(board, r1, r2, out, np.int64(0), work, stack, hashes, slots, gen)
         policy = policies[side]
         if policy == _pol.PLUGIN and k > 1:
             if side == 0:
@@ -285,8 +394,8 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
             _pol.pubeval_scores(board, out, k, point, extra, scores)
             idx = _pol.best_index(scores, k)
         else:
-            idx = choose_builtin(policy, seed, game, ply, board, out, k, tables, extra, scores,
-                                 gscr)
+            idx = choose_builtin(policy, seed, game, ply, board, out, k, point, extra, gnet,
+                                 gbo, scores, gscr)
         if idx < 0:
             return side, 0, ply, first, ERR_NAN, gen, value, False, 0
         if debug:
@@ -301,7 +410,7 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
             kind = win_kind(board)
             pts = kind
             if cube_on:
-                pts = _cube.settle(cfg, value, turned, kind, away0 if side == 0 else away1)
+                pts = settle_points(cubes, value, turned, kind, away0 if side == 0 else away1)
             return side, kind, ply, first, 0, gen, value, False, pts
         if ply >= gcfg[G_MAX_PLIES]:
             return side, 0, ply, first, ERR_TOO_LONG, gen, value, False, 0
@@ -309,14 +418,30 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
         side ^= 1
 
 
+def net_scratch(gnet):
+    """A gnubg scratch (:func:`fastbg.evaluators.net_kernels.new_scratch`), or None when the
+    run has no gnubg net (``gnet`` None). Chosen by the type of ``gnet`` when compiling
+    (an ``is None`` branch would type as an optional scratch when ``gnet`` is a net)."""
+    if gnet is None:
+        return None
+    return _gn.new_scratch()
+
+
+@overload(net_scratch)
+def _net_scratch_impl(gnet):
+    if isinstance(gnet, types.NoneType):
+        return lambda gnet: None
+    return lambda gnet: _gn.new_scratch()
+
+
 @njit(cache=True)
-def new_game_scratch():
-    """Scratch for one thread: board, previous board, results, scores, probabilities, movegen,
-    gnubg evaluation."""
+def new_game_scratch(gnet):
+    """Scratch for one thread: a :class:`GameScratch` (its gnubg part None without a gnubg
+    net ``gnet``)."""
     work, stack, hashes, slots = _mg.new_scratch()
-    return (np.zeros(BOARD_SIZE, np.int8), np.zeros(BOARD_SIZE, np.int8),
-            np.empty((MAX_RESULTS, BOARD_SIZE), np.int8), np.zeros(MAX_RESULTS), np.zeros(5),
-            work, stack, hashes, slots, _gn.new_scratch())
+    return GameScratch(np.zeros(BOARD_SIZE, np.int8), np.zeros(BOARD_SIZE, np.int8),
+                       np.empty((MAX_RESULTS, BOARD_SIZE), np.int8), np.zeros(MAX_RESULTS),
+                       np.zeros(5), work, stack, hashes, slots, net_scratch(gnet))
 
 
 @njit(parallel=True, cache=True)
@@ -331,15 +456,18 @@ def play_games(seed, game0, n_tasks, gcfg, start_board, rot, bots, cubes, outcom
     """
     n = outcome.shape[0]
     keep = final.shape[0] == n
-    # Parallel loops take tuples of arrays one level deep: rebuild ``bots`` inside.
-    policies, tables, extra, plugin0, plugin1 = bots
-    point, gnet, gbo = tables
+    # Parallel loops take named tuples only as arguments and only one level deep: the
+    # gnubg tables enter as plain tuples and ``bots`` is rebuilt inside.
+    policies, point, extra = bots.policies, bots.point, bots.extra
+    plugin0, plugin1 = bots.plugin0, bots.plugin1
+    gnet_t, gbo_t = plain(bots.gnet), plain(bots.gbo)
     for t in prange(n_tasks):
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
-        scr = new_game_scratch()
-        gen = 0
-        task_bots = (policies, (point, gnet, gbo), extra, plugin0, plugin1)
+        task_bots = Bots(policies, point, extra, as_net(gnet_t), as_bearoff(gbo_t), plugin0,
+                         plugin1)
+        scr = new_game_scratch(task_bots.gnet)
+        gen = np.int64(0)
         for g in range(lo, hi):
             w, kd, pl, fi, err, gen, val, drp, pts = play_one(
                 seed, game0 + g, gcfg, start_board, rot, task_bots, cubes, scr, gen)
@@ -352,7 +480,7 @@ def play_games(seed, game0, n_tasks, gcfg, start_board, rot, bots, cubes, outcom
             cube_out[g, 1] = drp
             cube_out[g, 2] = pts
             if keep:
-                board = scr[0]
+                board = scr.board
                 for i in range(BOARD_SIZE):
                     final[g, i] = board[i]
 
@@ -369,16 +497,18 @@ def play_matches(seed, match0, n_tasks, length, gcfg, start_board, rot, bots, cu
     (when ``cfg[C_CRAWFORD_RULE]``); points past the length count only as a win.
     """
     n = result.shape[0]
-    cfg = cubes[0]
-    policies, tables, extra, plugin0, plugin1 = bots
-    point, gnet, gbo = tables
+    cfg = cubes.cfg
+    policies, point, extra = bots.policies, bots.point, bots.extra
+    plugin0, plugin1 = bots.plugin0, bots.plugin1
+    gnet_t, gbo_t = plain(bots.gnet), plain(bots.gbo)
     for t in prange(n_tasks):
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
-        scr = new_game_scratch()
-        task_bots = (policies, (point, gnet, gbo), extra, plugin0, plugin1)
+        task_bots = Bots(policies, point, extra, as_net(gnet_t), as_bearoff(gbo_t), plugin0,
+                         plugin1)
+        scr = new_game_scratch(task_bots.gnet)
         g_cfg = gcfg.copy()
-        gen = 0
+        gen = np.int64(0)
         for m in range(lo, hi):
             s0 = 0
             s1 = 0
@@ -444,7 +574,9 @@ def lockstep_start(seed, game0, gcfg, start_board, cfg, boards, side, d1, d2, va
 def lockstep_cube(gcfg, cubes, live, boards, side, ply, value, owner, turned, alive, outcome,
                   cube_out):
     """The cube phase of every live game (before its roll); ends games with a drop."""
-    cfg, strat, xeff, met_pre, met_post, cplug0, cplug1 = cubes
+    cfg, strat, xeff, met_pre, met_post = (cubes.cfg, cubes.strategies, cubes.efficiencies,
+                                           cubes.met_pre, cubes.met_post)
+    cplug0, cplug1 = cubes.plugin0, cubes.plugin1
     opens = opening_roll_played(gcfg)
     for j in prange(live.shape[0]):
         g = live[j]
@@ -491,13 +623,14 @@ def lockstep_choose(seed, game0, live, ply, side, bots, boards, res, off, n_task
     Built-in and plug-in bots choose here; games whose mover is a Python evaluator get
     -2 (to be filled by the caller) unless they have a single candidate; -1 marks a NaN.
     """
-    policies, tables, extra, plugin0, plugin1 = bots
-    point, gnet, gbo = tables
+    policies, point, extra = bots.policies, bots.point, bots.extra
+    plugin0, plugin1 = bots.plugin0, bots.plugin1
+    gnet_t, gbo_t = plain(bots.gnet), plain(bots.gbo)
     m = live.shape[0]
     for t in prange(n_tasks):
         scores = np.zeros(MAX_RESULTS)
-        gscr = _gn.new_scratch()
-        task_tables = (point, gnet, gbo)
+        gnet, gbo = as_net(gnet_t), as_bearoff(gbo_t)
+        gscr = net_scratch(gnet)
         for j in range(t * m // n_tasks, (t + 1) * m // n_tasks):
             g = live[j]
             k = off[j + 1] - off[j]
@@ -515,7 +648,7 @@ def lockstep_choose(seed, game0, live, ply, side, bots, boards, res, off, n_task
                 choice[j] = _pol.best_index(scores, k)
             else:
                 choice[j] = choose_builtin(policy, seed, game0 + g, ply[g], boards[g], cands,
-                                           k, task_tables, extra, scores, gscr)
+                                           k, point, extra, gnet, gbo, scores, gscr)
 
 
 @njit(**HOT)
@@ -576,23 +709,24 @@ def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, gcfg,
 
 
 @njit(parallel=True, cache=True)
-def choose_segments(policy, seed, game0, games, ply, befores, res, off, tables, extra, choice):
+def choose_segments(policy, seed, game0, games, ply, befores, res, off, bots, choice):
     """choice[i]: a built-in policy's pick among res[off[i]:off[i + 1]] for game games[i].
 
     Used by rollouts with variance reduction, which score every roll's move; the random
     policy draws the same index it would draw in play (same game, ply and count).
-    ``tables`` and ``extra`` as in :func:`choose_builtin`.
+    ``bots`` the run's :class:`Bots` (its tables; the policy is ``policy``).
     """
     n = games.shape[0]
     n_tasks = min(n, SEGMENT_TASKS)
-    point, gnet, gbo = tables
+    point, extra = bots.point, bots.extra
+    gnet_t, gbo_t = plain(bots.gnet), plain(bots.gbo)
     for t in prange(n_tasks):
         scores = np.zeros(MAX_RESULTS)
-        gscr = _gn.new_scratch()
-        task_tables = (point, gnet, gbo)
+        gnet, gbo = as_net(gnet_t), as_bearoff(gbo_t)
+        gscr = net_scratch(gnet)
         for i in range(t * n // n_tasks, (t + 1) * n // n_tasks):
             g = games[i]
             k = off[i + 1] - off[i]
             choice[i] = choose_builtin(policy, seed, game0 + g, ply[g], befores[i],
-                                       res[off[i]:off[i + 1]], k, task_tables, extra, scores,
-                                       gscr)
+                                       res[off[i]:off[i + 1]], k, point, extra, gnet, gbo,
+                                       scores, gscr)

@@ -98,8 +98,9 @@ def play_chunk(st, game0, n, keep_final=False):
             _lockstep_chunk(st, np.int64(game0), rows)
         else:
             _play.play_games(st.seed, np.int64(game0), max(1, min(n, st.n_threads * TASKS_PER_THREAD)),
-                             st.gcfg, st.start_board, st.rot, st.bots, st.cubes, rows.outcome,
-                             rows.cube_out, rows.final)
+                             st.gcfg, st.start_board, st.rot, st.bots,
+                             st.cubes if st.cube_on else None,   # cubeless: no cube code
+                             rows.outcome, rows.cube_out, rows.final)
     raise_for_errors(rows.outcome, game0, st.names)
     return rows
 
@@ -273,7 +274,7 @@ def _lockstep_chunk(st, game0, rows):
     owner = np.full(n, -1, np.int64)
     turned = np.zeros(n, np.bool_)
     alive = np.ones(n, np.bool_)
-    cfg = st.cubes[0]
+    cfg = st.cubes.cfg
     _play.lockstep_start(seed, game0, st.gcfg, st.start_board, cfg, boards, side, d1, d2,
                          value, owner, turned, alive, outcome)
     cube_out[:, 0] = value

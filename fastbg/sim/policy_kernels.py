@@ -10,11 +10,8 @@ from numba import njit
 
 from fastbg.jit import HOT
 from fastbg.position.board_kernels import is_race
+from fastbg.constants import BAR, CHECKERS, HOME_TOP, OPP_BAR
 
-BAR = 25
-OPP_BAR = 0
-CHECKERS = 15
-HOME_TOP = 6
 
 RANDOM = 0
 PUBEVAL = 1

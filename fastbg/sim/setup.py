@@ -31,10 +31,10 @@ class JobSetup:
 
     seed        : np.uint64, with the game index fixes every game
     names       : the two bots' display names
-    bots        : the kernels' bot tables (policy codes, pubeval and gnubg tables,
-                  plug-in scorers; see :mod:`fastbg.sim.game_kernels`)
-    cubes       : the kernels' cube tables (rules vector, strategies, efficiencies, match
-                  equity tables, probability plug-ins)
+    bots        : :class:`fastbg.sim.game_kernels.Bots`, the kernels' bot tables
+                  (policy codes, pubeval and gnubg tables, plug-in scorers)
+    cubes       : :class:`fastbg.sim.game_kernels.Cubes` (rules vector, strategies,
+                  efficiencies, match equity tables, probability plug-ins)
     evaluators  : per side, the EvaluatorBot's Python function or None
     gcfg        : int64 game settings vector (``game_kernels.G_*``)
     start_board : int8[26], the first position (the start when none was given)
@@ -62,13 +62,13 @@ class JobSetup:
 
     @property
     def cube_on(self):
-        return bool(self.cubes[0][_kcube.C_ENABLED])
+        return bool(self.cubes.cfg[_kcube.C_ENABLED])
 
     @property
     def has_plugins(self):
         """True when a numba plug-in (scorer or cube probabilities) is compiled in."""
-        return any(p is not None for p in self.bots[3:]) or any(
-            p is not None for p in self.cubes[5:])
+        return any(p is not None for p in (self.bots.plugin0, self.bots.plugin1,
+                                           self.cubes.plugin0, self.cubes.plugin1))
 
 
 def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=False,
@@ -125,15 +125,15 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
     gcfg[_play.G_CUBE_VALUE] = cube_value
     gcfg[_play.G_CUBE_OWNER] = -1 if cube_owner is None else cube_owner
     point, extra = _bots.pubeval_tables()
-    tables = (point,) + _bots.gnubg_tables(bots)
+    gnet, gbo = _bots.gnubg_tables(bots)
     met_pre, met_post = _met_arrays(rules)
     return JobSetup(
         seed=np.uint64(seed), names=tuple(r.name for r in resolved),
-        bots=(np.array([r.code for r in resolved], np.int64), tables, extra,
-              resolved[0].scorer, resolved[1].scorer),
-        cubes=(cfg, np.array([c.code for c in cubes], np.int64),
-               np.array([c.x for c in cubes], np.float64), met_pre, met_post,
-               cubes[0].probs, cubes[1].probs),
+        bots=_play.Bots(np.array([r.code for r in resolved], np.int64), point, extra, gnet,
+                        gbo, resolved[0].scorer, resolved[1].scorer),
+        cubes=_play.Cubes(cfg, np.array([c.code for c in cubes], np.int64),
+                          np.array([c.x for c in cubes], np.float64), met_pre, met_post,
+                          cubes[0].probs, cubes[1].probs),
         evaluators=tuple(r.evaluator for r in resolved), gcfg=gcfg, start_board=start_board,
         rot=dice_rotation(seed) if rotate else np.zeros((0, 36), np.int64),
         n_threads=resolve_threads(threads), rules=rules,
