@@ -18,6 +18,9 @@ JSON is written canonically (sorted keys, no spaces): equal runs give equal byte
 """
 import json
 import os
+import signal
+import threading
+from contextlib import contextmanager
 
 FORMAT = 1
 _HEADER_START = b'{"fastbg_journal":'      # how every header line begins (canonical JSON)
@@ -25,6 +28,31 @@ _HEADER_START = b'{"fastbg_journal":'      # how every header line begins (canon
 
 class JournalError(ValueError):
     """A journal cannot be read or continued: another job or configuration, or damaged."""
+
+
+@contextmanager
+def interrupts_held():
+    """Hold a Ctrl-C (SIGINT) that arrives inside the block until the block ends.
+
+    A finished chunk is written to the journal and kept in memory together; a Ctrl-C
+    between the two would leave a chunk on disk that the interrupted job does not report
+    (or the reverse). Outside the main thread, where Python takes no signals, this does
+    nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if held:
+            if callable(old):
+                old(signal.SIGINT, None)          # Python's handler: KeyboardInterrupt
+            elif old == signal.SIG_DFL:
+                os.kill(os.getpid(), signal.SIGINT)
 
 
 def dumps(obj):

@@ -205,9 +205,10 @@ def rollout(position, trials=1296, bot="pubeval", seed=0, rules=None, truncate=N
             hi = min(trials, lo + chunk_size)
             rec = {"lo": lo, "hi": hi, "sums": _chunk(cubeless, cubeful, lo, hi, evaluate,
                                                      variance_reduction, rules, score, value)}
-            if journal is not None:
-                journal.append(rec)
-            chunks[lo] = rec
+            with _journal.interrupts_held():     # on disk and in memory, or neither
+                if journal is not None:
+                    journal.append(rec)
+                chunks[lo] = rec
             bar.update(hi - lo)
     except KeyboardInterrupt:
         partial = True          # the interrupted chunk was never recorded

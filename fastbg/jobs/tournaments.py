@@ -288,9 +288,10 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
             n = min(per_chunk, deals - start)
             bar.set_postfix_str(f"{config['bots'][i]} vs {config['bots'][j]}", refresh=False)
             stats = _play_chunk(config, bots, rules, cube, i, j, start, n, threads)
-            if journal is not None:
-                journal.append(_chunk_record(config, i, j, c, stats))
-            chunks[(i, j, c)] = stats
+            with _journal.interrupts_held():     # on disk and in memory, or neither
+                if journal is not None:
+                    journal.append(_chunk_record(config, i, j, c, stats))
+                chunks[(i, j, c)] = stats
             bar.update(stats["games"])
     except KeyboardInterrupt:
         partial = True          # the interrupted chunk was never recorded

@@ -132,9 +132,10 @@ def run_chunks(n, done, step, *, chunk_size=None, most=MAX_CHUNK, bar=None, jour
             t0 = time.perf_counter()
             part = step(done, done + k)
             sizer.measured(k, time.perf_counter() - t0)
-            if journal is not None:
-                journal.append(record(done, done + k, part))
-            parts.append(part)
+            with _journal.interrupts_held():     # on disk and in memory, or neither
+                if journal is not None:
+                    journal.append(record(done, done + k, part))
+                parts.append(part)
             done += k
             if bar is not None:
                 bar.update(k)
