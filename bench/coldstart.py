@@ -18,7 +18,6 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 
 CHILD = r"""
 import json, sys, time

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from fastbg.jit import HOT
-from fastbg.constants import BAR, CHECKERS, HOME_TOP, OPP_BAR
+from fastbg.constants import BAR, HOME_TOP
 
 
 MOVER = 0

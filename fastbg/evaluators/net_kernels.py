@@ -52,7 +52,7 @@ from numba import njit, prange
 from fastbg.evaluators import bearoff_kernels as _bo
 from fastbg.evaluators import simd as _simd
 from fastbg.jit import HOT
-from fastbg.constants import BAR, BOARD_SIZE
+from fastbg.constants import BAR
 from fastbg.evaluators.input_kernels import (  # noqa: F401  (re-exported: tests and tools use them here)
     BASE_INPUTS, CHECKERS, ESC, ESC1, HIT_WAY, HIT_WAYS, I_OFF1, MORE_INPUTS, RACE_HALF, RI_NCROSS,
     RI_OFF, ROLL_WAYS, base_inputs, contact_inputs, half_inputs, made_mask, pip_loss,

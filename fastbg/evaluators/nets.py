@@ -18,7 +18,6 @@ for the small pruning nets, which 0-ply evaluation does not use), a line
 hidden weights input by input (``inputs x hidden``), output weights output by output
 (``outputs x hidden``), hidden thresholds, output thresholds.
 """
-import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
