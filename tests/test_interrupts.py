@@ -25,12 +25,19 @@ pytest.importorskip("click", reason="the CLI needs the 'cli' extra (click)")
 WAIT_S = 120        # generous: a cold compile cache on a busy 2-core machine
 
 
+def _sigint_as_in_a_terminal():
+    """The child takes SIGINT as in a terminal: a test run started in the background (by a
+    non-interactive shell, as CI may) inherits SIGINT ignored, and so would the job."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(args, tmp_path):
     """Start ``python -m fastbg ARGS`` (or a Python script with ``-c``) in ``tmp_path``."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     cmd = [sys.executable] + (args if args[0] == "-c" else ["-m", "fastbg"] + args)
     return subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_sigint_as_in_a_terminal)
 
 
 def _records(path):

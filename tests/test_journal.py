@@ -105,7 +105,16 @@ def test_write_is_atomic_and_readable(tmp_path):
     assert not (tmp_path / "w.jsonl.tmp").exists()
 
 
-def test_interrupts_held_until_the_block_ends():
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler, as in a terminal (a run started in the background by a
+    non-interactive shell inherits SIGINT ignored)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def test_interrupts_held_until_the_block_ends(python_sigint):
     done = []
     with pytest.raises(KeyboardInterrupt):
         with J.interrupts_held():
