@@ -75,19 +75,17 @@ def _without_time(d):
 
 
 def test_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
-    args = ["rollout", "4HPwATDgc/ABMA", "--trials", "12960", "--chunk", "324", "--seed", "5",
-            "--vr", "--evaluator", "race", "--threads", "1", "--no-progress",
-            "--out", "r.jsonl"]
+    args = ["rollout", "4HPwATDgc/ABMA", "--trials", "64800", "--chunk", "648", "--seed", "5",
+            "--threads", "1", "--no-progress", "--out", "r.jsonl"]
     path = tmp_path / "r.jsonl"
     out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
-    recs = _check_interrupted(out, err, rc, path, 40)
+    recs = _check_interrupted(out, err, rc, path, 100)
     assert "partial: interrupted" in out
-    assert all(r["hi"] - r["lo"] == 324 for r in recs)
+    assert all(r["hi"] - r["lo"] == 648 for r in recs)
     done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume", "--json", "r.json"],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    want = fastbg.rollout("4HPwATDgc/ABMA", trials=12960, chunk_size=324, seed=5,
-                          variance_reduction=True, evaluator="race")
+    want = fastbg.rollout("4HPwATDgc/ABMA", trials=64800, chunk_size=648, seed=5)
     got = json.loads((tmp_path / "r.json").read_text())
     assert _without_time(got) == json.loads(json.dumps(want.to_dict()))
     assert fastbg.RolloutResult.load(path).to_dict() == want.to_dict()
@@ -147,9 +145,8 @@ def test_tournament_ctrl_c_then_resume_is_bit_identical(tmp_path):
 def test_python_api_ctrl_c_returns_the_finished_chunks(tmp_path):
     script = textwrap.dedent("""
         import json, fastbg
-        r = fastbg.rollout("4HPwATDgc/ABMA", trials=12960, chunk_size=324, seed=2,
-                           variance_reduction=True, evaluator="race", threads=1,
-                           out="r.jsonl")
+        r = fastbg.rollout("4HPwATDgc/ABMA", trials=64800, chunk_size=648, seed=2,
+                           threads=1, out="r.jsonl")
         print(json.dumps({"partial": r.partial, "trials": r.trials}))
     """)
     path = tmp_path / "r.jsonl"
@@ -157,4 +154,4 @@ def test_python_api_ctrl_c_returns_the_finished_chunks(tmp_path):
     assert rc == 0, err                        # the call returned: Ctrl-C is not an error
     got = json.loads(out.strip().splitlines()[-1])
     recs = _records(path)
-    assert got["partial"] and got["trials"] == 324 * len(recs) < 12960
+    assert got["partial"] and got["trials"] == 648 * len(recs) < 64800
