@@ -46,7 +46,10 @@ def stop_latency(args, delay, workdir):
         out.unlink()
     proc = subprocess.Popen([sys.executable, "-m", "fastbg", *args, "--no-progress",
                              "--out", str(out)], cwd=workdir, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            # SIGINT as in a terminal, even when this script runs in the
+                            # background (a non-interactive shell starts it ignored)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     while len(_lines(out)) < 2:
         if proc.poll() is not None:
             raise RuntimeError(f"{args} ended early: {proc.stderr.read()[-2000:]}")
