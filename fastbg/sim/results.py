@@ -8,6 +8,7 @@ figures as a dict), ``table()`` (the same as text; ``str()`` gives it), ``to_dic
 """
 import base64
 import json
+from abc import ABC, abstractmethod
 import math
 from dataclasses import dataclass, field
 
@@ -41,15 +42,17 @@ def wilson_interval(p, n, z=1.96):
     return centre - half, centre + half
 
 
-class Results:
+class Results(ABC):
     """The interface of every results class: ``summary``, ``table``, ``to_dict``,
     ``to_json`` and ``str``. Subclasses define ``summary`` and ``table``."""
 
+    @abstractmethod
     def summary(self):
-        raise NotImplementedError
+        """The figures as a dict."""
 
+    @abstractmethod
     def table(self):
-        raise NotImplementedError
+        """The figures as text."""
 
     def to_dict(self):
         """The figures as plain JSON data (NaN as None)."""
