@@ -102,28 +102,22 @@ def _plain_impl(x):
     return lambda x: x[:]
 
 
-def as_net(x):
-    """:func:`plain`'s inverse for the gnubg net weights."""
-    return None if x is None else _gn.Net(*x)
+def _rebuilder(cls, what):
+    """:func:`plain`'s inverse for ``cls`` (None stays None), in Python and in kernels."""
+    def rebuild(x):
+        return None if x is None else cls(*x)
+    rebuild.__doc__ = f":func:`plain`'s inverse for the gnubg {what}."
+
+    @overload(rebuild)
+    def _rebuild_impl(x):
+        if isinstance(x, types.NoneType):
+            return lambda x: None
+        return lambda x: cls(*x)
+    return rebuild
 
 
-@overload(as_net)
-def _as_net_impl(x):
-    if isinstance(x, types.NoneType):
-        return lambda x: None
-    return lambda x: _gn.Net(*x)
-
-
-def as_bearoff(x):
-    """:func:`plain`'s inverse for the gnubg bear-off tables."""
-    return None if x is None else _gn.Bearoff(*x)
-
-
-@overload(as_bearoff)
-def _as_bearoff_impl(x):
-    if isinstance(x, types.NoneType):
-        return lambda x: None
-    return lambda x: _gn.Bearoff(*x)
+as_net = _rebuilder(_gn.Net, "net weights")
+as_bearoff = _rebuilder(_gn.Bearoff, "bear-off tables")
 
 
 @njit(**HOT)
