@@ -26,6 +26,7 @@ import numpy as np
 
 from fastbg.evaluators import bearoff as _bearoff
 from fastbg.evaluators import net_kernels as _k
+from fastbg.evaluators.search import check_ply, nply_probabilities
 from fastbg.cube.formulas import equity_of
 from fastbg.position.board import validate
 from fastbg.constants import BOARD_SIZE
@@ -218,9 +219,14 @@ class GnubgNet:
                 _k.probabilities_batch(rows, self.arrays, self.bearoff, tasks, probs, classes)
         return b, probs, classes
 
-    def probabilities(self, boards):
+    def probabilities(self, boards, ply=0):
         """(n, 5) float64 (or (5,) for one board): win, win gammon, win backgammon, lose
-        gammon, lose backgammon for the player on roll (gammons include backgammons)."""
+        gammon, lose backgammon for the player on roll (gammons include backgammons).
+
+        ``ply`` 0..3: GNU Backgammon's n-ply look-ahead (docs/engine.md section 1), equal to
+        ``gnubg_nn.probabilities(board, ply)``; 0 is the network itself."""
+        if check_ply(ply):
+            return nply_probabilities(self, boards, ply, self.threads)
         b, probs, _ = self._run(boards)
         return probs[0] if b.ndim == 1 else probs
 
@@ -232,9 +238,10 @@ class GnubgNet:
         b, _, classes = self._run(boards)
         return int(classes[0]) if b.ndim == 1 else classes.astype(np.int64)
 
-    def equity(self, boards):
-        """Cubeless money equity of the player on roll: 2 win - 1 + wg - lg + wbg - lbg."""
-        return equity_of(self.probabilities(boards))
+    def equity(self, boards, ply=0):
+        """Cubeless money equity of the player on roll at ``ply``: 2 win - 1 + wg - lg +
+        wbg - lbg."""
+        return equity_of(self.probabilities(boards, ply))
 
     def scores(self, results):
         """0-ply scores of candidate results (m, 26), each seen from the player who moved:

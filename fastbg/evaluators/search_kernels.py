@@ -1,0 +1,296 @@
+"""n-ply evaluation as numba kernels: GNU Backgammon's look-ahead over any evaluator.
+
+The definition (docs/engine.md section 1; gnubg's ``EvaluatePositionFull``): a position
+with the player on roll is worth, at ``ply`` p > 0, the average over the 21 rolls
+(weight 1/36 a double, 2/36 otherwise) of the position after the move he plays with that
+roll, evaluated at p - 1 from the opponent's side and turned back to his. The move played
+is the one with the best 0-ply score (the mover's cubeless equity of the result, the
+first best in move-generation order). A position the evaluator knows exactly is not
+searched: the game is over, or (gnubg net) both sides are in the two-sided bear-off table.
+
+The tree is walked breadth-first one root at a time, level by level (level d holds the
+21^d positions after d moves), so that the work is all "expand a node": generate the
+moves of its 21 rolls, score every candidate, keep each roll's best. The candidates of
+the 21 rolls go to the evaluator as one batch (the gnubg net then fills its vector lanes,
+see :func:`fastbg.evaluators.net_kernels.evaluate_rows`), and the 0-ply probabilities of
+each roll's best result, computed to score it, are the probabilities of the child: the
+last level is never evaluated again.
+
+Evaluators: either the gnubg net (``net``, ``bo`` its arrays, see
+:mod:`fastbg.evaluators.net_kernels`; ``plugin`` None) or any numba ``probs(board, out)``
+plug-in (out float64[5], the probabilities of the player on roll of board int8[26]; ``net``
+and ``bo`` None). Each path sits under ``if x is not None`` on its own argument, which
+numba prunes at compile time when that argument is None: one kernel serves both, and a
+run compiles only its own evaluator.
+"""
+from collections import namedtuple
+
+import numpy as np
+from numba import njit, prange
+
+from fastbg.constants import BOARD_SIZE, MAX_RESULTS, DIE_MAX, CHECKERS, BAR, OPP_BAR, HOME_TOP
+from fastbg.evaluators import net_kernels as _gn
+from fastbg.jit import HOT
+from fastbg.position import movegen as _mg
+
+MAX_PLY = 3
+N_ROLLS = 21
+N_OUT = 5
+# Rows of level d start at LEVEL_START[d]: 1 + 21 + ... + 21^(d-1).
+LEVEL_START = np.array([(N_ROLLS ** d - 1) // (N_ROLLS - 1) for d in range(MAX_PLY + 1)],
+                       np.int64)
+
+# The 21 rolls, higher die first, and their weights out of 36.
+_ROLL_LIST = [(a, b) for a in range(DIE_MAX, 0, -1) for b in range(a, 0, -1)]
+ROLL_D1 = np.array([r[0] for r in _ROLL_LIST], np.int64)
+ROLL_D2 = np.array([r[1] for r in _ROLL_LIST], np.int64)
+ROLL_W = np.array([1.0 if a == b else 2.0 for a, b in _ROLL_LIST], np.float64)
+
+# Node states in a search tree.
+NODE_UNUSED, NODE_LEAF, NODE_EXPAND = 0, 1, 2
+
+SearchScratch = namedtuple("SearchScratch",
+                           "nodes probs state cands roll_of cand_score cand_probs best_score best_row "
+                           "tmp p5 work stack hashes slots gen ties")
+SearchScratch.__doc__ = """Per-thread scratch of the search (:func:`new_scratch`).
+
+nodes int8[R, 26] the tree's positions, level after level (R = LEVEL_START[ply] + 21^ply
+rows); probs float64[R, 5] their probabilities (player on roll of each); state int8[R]
+NODE_*; cands int8[21 * MAX_RESULTS, 26] the candidates of one node's 21 rolls; roll_of
+int64[21 * MAX_RESULTS] their roll; cand_score float64[21 * MAX_RESULTS] their 0-ply
+scores; cand_probs float64[21 * MAX_RESULTS, 5] their 0-ply probabilities (the
+opponent on roll); best_score float64[21], best_row int64[21] each roll's
+best so far; tmp int8[26] and p5 float64[5] for plug-ins; work, stack, hashes, slots the
+move generator's scratch; gen int64[1] its generation counter; ties int64[1] how many
+move choices of the current search had an exact tie for the best score."""
+
+
+@njit(cache=True)
+def new_scratch(ply):
+    """A :class:`SearchScratch` for trees of depth ``ply`` (0..MAX_PLY)."""
+    rows = LEVEL_START[ply] + N_ROLLS ** ply
+    work, stack, hashes, slots = _mg.new_scratch()
+    return SearchScratch(np.zeros((rows, BOARD_SIZE), np.int8), np.zeros((rows, N_OUT)),
+                         np.zeros(rows, np.int8),
+                         np.zeros((N_ROLLS * MAX_RESULTS, BOARD_SIZE), np.int8),
+                         np.zeros(N_ROLLS * MAX_RESULTS, np.int64),
+                         np.zeros(N_ROLLS * MAX_RESULTS), np.zeros((N_ROLLS * MAX_RESULTS, N_OUT)),
+                         np.zeros(N_ROLLS),
+                         np.zeros(N_ROLLS, np.int64), np.zeros(BOARD_SIZE, np.int8),
+                         np.zeros(N_OUT), work, stack, hashes, slots, np.zeros(1, np.int64),
+                         np.zeros(1, np.int64))
+
+
+@njit(**HOT)
+def flip_into(src, dst):
+    """dst = src seen by the other player (docs/rules.md section 1)."""
+    for i in range(1, BAR):
+        dst[BAR - i] = -src[i]
+    dst[BAR] = -src[OPP_BAR]
+    dst[OPP_BAR] = -src[BAR]
+
+
+@njit(**HOT)
+def over_probs(b, out):
+    """The probabilities of the player on roll of a finished game (the opponent has borne
+    off every checker): he has lost, a gammon if he has borne off none, a backgammon if
+    also a checker of his is on the bar or in the winner's home board (his points 19..24)."""
+    mine = 0
+    deep = 0
+    for i in range(1, BAR + 1):
+        if b[i] > 0:
+            mine += b[i]
+            if i > BAR - 1 - HOME_TOP:
+                deep += b[i]
+    for i in range(N_OUT):
+        out[i] = 0.0
+    if mine == CHECKERS:
+        out[3] = 1.0
+        if deep > 0:
+            out[4] = 1.0
+
+
+@njit(**HOT)
+def opponent_off(b):
+    """True when the opponent of the player on roll has no checker left (game over)."""
+    if b[OPP_BAR] < 0:
+        return False
+    for i in range(1, BAR):
+        if b[i] < 0:
+            return False
+    return True
+
+
+@njit(**HOT)
+def mover_equity(q):
+    """The mover's cubeless equity from ``q``, the probabilities of his opponent on roll."""
+    return (1.0 - q[0]) * 2.0 - 1.0 + q[3] + q[4] - q[1] - q[2]
+
+
+@njit(**HOT)
+def _gen(scr, board, d1, d2, row0):
+    scr.gen[0] += 1
+    return _mg.generate(board, d1, d2, scr.cands, row0, scr.work, scr.stack, scr.hashes,
+                        scr.slots, scr.gen[0])
+
+
+@njit(**HOT)
+def expand(scr, node, child0, leaf_level, net, bo, plugin, nscr):
+    """Children of tree row ``node`` at rows child0 .. child0 + 20 (one per roll): the best
+    0-ply result of each roll, seen by the opponent (now on roll), with its 0-ply
+    probabilities; each child a leaf when ``leaf_level`` or known exactly, else to expand."""
+    cands, roll_of, bscore, brow = scr.cands, scr.roll_of, scr.best_score, scr.best_row
+    total = 0
+    for r in range(N_ROLLS):
+        k = _gen(scr, scr.nodes[node], ROLL_D1[r], ROLL_D2[r], total)
+        for i in range(total, total + k):
+            roll_of[i] = r
+        total += k
+        bscore[r] = -1e300
+        brow[r] = -1
+    if net is not None:
+        res, cls = nscr.res, nscr.cls
+        for b0 in range(0, total, _gn.ROWS_PER_CALL):
+            b1 = min(total, b0 + _gn.ROWS_PER_CALL)
+            _gn.evaluate_rows(cands, b0, b1, np.bool_(True), net, bo, nscr)
+            for i in range(b0, b1):
+                q = res[i - b0]
+                # the score in gnubg's float32, as its move choice ranks them
+                s = np.float64(_gn._mover_equity(q))
+                scr.cand_score[i] = s
+                for o in range(N_OUT):
+                    scr.cand_probs[i, o] = q[o]
+                r = roll_of[i]
+                if s > bscore[r]:
+                    bscore[r] = s
+                    brow[r] = i
+                    c = child0 + r
+                    for o in range(N_OUT):
+                        scr.probs[c, o] = q[o]
+                    scr.state[c] = NODE_LEAF if leaf_level or cls[i - b0] <= _gn.C_BEAROFF2 \
+                        else NODE_EXPAND
+    if plugin is not None:
+        tmp, p5 = scr.tmp, scr.p5
+        for i in range(total):
+            flip_into(cands[i], tmp)
+            if opponent_off(tmp):
+                over_probs(tmp, p5)
+                known = True
+            else:
+                plugin(tmp, p5)
+                known = False
+            s = mover_equity(p5)
+            scr.cand_score[i] = s
+            for o in range(N_OUT):
+                scr.cand_probs[i, o] = p5[o]
+            r = roll_of[i]
+            if s > bscore[r]:
+                bscore[r] = s
+                brow[r] = i
+                c = child0 + r
+                for o in range(N_OUT):
+                    scr.probs[c, o] = p5[o]
+                scr.state[c] = NODE_LEAF if leaf_level or known else NODE_EXPAND
+    _count_ties(scr, total, leaf_level)
+    for r in range(N_ROLLS):
+        flip_into(cands[brow[r]], scr.nodes[child0 + r])
+
+
+@njit(**HOT)
+def _count_ties(scr, total, leaf_level):
+    """Add to scr.ties the rolls where another candidate's 0-ply score equals the best's
+    exactly and the choice can matter: gnubg then picks one by its C library's sort, which
+    fastbg cannot follow (docs/engine.md section 1). On the last level the child's value is
+    its 0-ply probabilities, so only a tie with different probabilities counts."""
+    seen = scr.tmp                  # a flag per roll (tmp is free here)
+    for r in range(N_ROLLS):
+        seen[r] = 0
+    for i in range(total):
+        r = scr.roll_of[i]
+        b = scr.best_row[r]
+        if seen[r] or i == b or scr.cand_score[i] != scr.best_score[r]:
+            continue
+        if not leaf_level:
+            seen[r] = 1
+        else:
+            for o in range(N_OUT):
+                if scr.cand_probs[i, o] != scr.cand_probs[b, o]:
+                    seen[r] = 1
+    for r in range(N_ROLLS):
+        scr.ties[0] += seen[r]
+
+
+@njit(**HOT)
+def root_probs(scr, net, bo, plugin, nscr, out):
+    """0-ply probabilities of tree row 0 into out; True when it must be searched."""
+    searched = True
+    if net is not None:
+        _gn.evaluate_rows(scr.nodes, 0, 1, np.bool_(False), net, bo, nscr)
+        for o in range(N_OUT):
+            out[o] = nscr.res[0, o]
+        searched = nscr.cls[0] > _gn.C_BEAROFF2
+    if plugin is not None:
+        if opponent_off(scr.nodes[0]):
+            over_probs(scr.nodes[0], out)
+            searched = False
+        else:
+            plugin(scr.nodes[0], out)
+    return searched
+
+
+@njit(**HOT)
+def search(board, ply, net, bo, plugin, scr, nscr, out):
+    """The ``ply``-ply probabilities of ``board`` (player on roll) into out float64[5]."""
+    for i in range(BOARD_SIZE):
+        scr.nodes[0, i] = board[i]
+    scr.ties[0] = 0
+    searched = root_probs(scr, net, bo, plugin, nscr, out)
+    if ply == 0 or not searched:
+        return
+    scr.state[0] = NODE_EXPAND
+    for d in range(ply):
+        lo = LEVEL_START[d]
+        hi = LEVEL_START[d + 1]
+        for node in range(lo, hi):
+            c0 = hi + (node - lo) * N_ROLLS
+            if scr.state[node] == NODE_EXPAND:
+                expand(scr, node, c0, d + 1 == ply, net, bo, plugin, nscr)
+            elif d + 1 < ply:
+                for r in range(N_ROLLS):
+                    scr.state[c0 + r] = NODE_UNUSED
+    # back up: an expanded node is the weighted mean of its children, sides swapped
+    for d in range(ply - 1, -1, -1):
+        lo = LEVEL_START[d]
+        hi = LEVEL_START[d + 1]
+        for node in range(lo, hi):
+            if scr.state[node] != NODE_EXPAND:
+                continue
+            c0 = hi + (node - lo) * N_ROLLS
+            acc = scr.probs[node]
+            for o in range(N_OUT):
+                acc[o] = 0.0
+            for r in range(N_ROLLS):
+                q = scr.probs[c0 + r]
+                w = ROLL_W[r]
+                acc[0] += w * (1.0 - q[0])
+                acc[1] += w * q[3]
+                acc[2] += w * q[4]
+                acc[3] += w * q[1]
+                acc[4] += w * q[2]
+            for o in range(N_OUT):
+                acc[o] /= 36.0
+    for o in range(N_OUT):
+        out[o] = scr.probs[0, o]
+
+
+@njit(parallel=True, cache=True)
+def probabilities_batch(boards, ply, net, bo, plugin, n_tasks, probs, ties):
+    """probs[i] (float64[5]) = the ``ply``-ply probabilities of boards[i], in tasks;
+    ties[i] = the move choices of its search that had an exact tie (:func:`_count_ties`)."""
+    n = boards.shape[0]
+    for t in prange(n_tasks):
+        scr = new_scratch(ply)
+        nscr = _gn.new_scratch()
+        for i in range(t * n // n_tasks, (t + 1) * n // n_tasks):
+            search(boards[i], ply, net, bo, plugin, scr, nscr, probs[i])
+            ties[i] = scr.ties[0]
