@@ -13,8 +13,8 @@ PACKAGE = pathlib.Path(fastbg.__file__).parent
 BASE = {"constants", "jit", "dice", "parallel", "validation", "progress", "journal"}
 LAYERS = {name: 0 for name in BASE}
 # The public API (fastbg/__init__.py) gathers the areas; the command line is built on it.
-LAYERS.update({"position": 1, "cube": 2, "evaluators": 3, "sim": 4, "jobs": 5, "__init__": 6,
-               "cli": 7, "__main__": 8})
+LAYERS.update({"position": 1, "cube": 2, "evaluators": 3, "analysis": 4, "sim": 5, "jobs": 6,
+               "__init__": 7, "cli": 8, "__main__": 9})
 
 
 def _layer(module):
