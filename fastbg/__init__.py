@@ -18,6 +18,7 @@ from fastbg.sim.results import GameResults, MatchResults
 from fastbg.cube.strategies import JanowskiCube
 from fastbg.jobs.rollouts import rollout, RolloutResult
 from fastbg.evaluators.nets import gnubg_net, GnubgNet
+from fastbg.analysis.hints import hint, hint_batch, Hint, Candidate
 from fastbg.jobs.tournaments import tournament, TournamentResults, TournamentFileError, pair_seed
 from fastbg import cube, evaluators
 from fastbg.cube import met
@@ -38,5 +39,5 @@ __all__ = [
     "EvaluatorBot", "JanowskiCube", "cube", "met", "evaluators", "rollout", "RolloutResult",
     "tournament", "TournamentResults", "TournamentFileError", "pair_seed",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
-    "gnubg_net", "GnubgNet", "JournalError",
+    "gnubg_net", "GnubgNet", "JournalError", "hint", "hint_batch", "Hint", "Candidate",
 ]

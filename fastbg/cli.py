@@ -470,5 +470,58 @@ def _games_saved(results_class, path):
         return 0            # missing or unreadable: the tournament call says what is wrong
 
 
+def _engine_position(text):
+    """(board, XGIDInfo or None) of a Position ID or an XGID, or one clear error line."""
+    from fastbg.analysis.hints import read_position
+    try:
+        return read_position(text)
+    except (ValueError, TypeError) as exc:
+        raise click.BadParameter(str(exc), param_hint="POSITION") from None
+
+
+@main.command("hint")
+@click.argument("position")
+@click.argument("dice", required=False)
+@click.option("--ply", default=0, show_default=True, type=click.IntRange(0, 3),
+              help="Look-ahead: 0 is GNU Backgammon's network alone, 1 and 2 its n-ply.")
+@click.option("--all", "filter_none", is_flag=True,
+              help="Evaluate every move at --ply (default: the best 0-ply ones, as gnubg).")
+@click.option("--top", default=None, type=click.IntRange(1), help="Show only the best N moves.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
+              help="Also write the ranked list as JSON to this file ('-': stdout only).")
+@click.option("--show/--no-show", default=False, help="Draw the board before the move.")
+def hint_command(position, dice, ply, filter_none, top, json_path, show):
+    """Rank the moves of POSITION with DICE (e.g. 3-1), best first, as GNU Backgammon's
+    hint does: rank, depth, move, equity (cubeless, the mover's) and the difference to the
+    best, then the mover's and the opponent's win, gammon and backgammon chances.
+
+    POSITION is a Position ID or an XGID (which may carry the dice).
+
+    \b
+    fastbg hint 4HPwATDgc/ABMA 3-1 --ply 1
+    """
+    import fastbg
+    board, info = _engine_position(position)
+    if dice is not None:
+        dice = _parse_dice(dice)
+    elif info is None or info.dice is None:
+        raise click.UsageError("give DICE (e.g. 3-1), or an XGID that has them")
+    try:
+        h = fastbg.hint(board, dice or info.dice, ply=ply, filter=None if filter_none else "gnubg")
+    except (ValueError, TypeError, ImportError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if top is not None:
+        del h[top:]
+    if json_path == "-":
+        click.echo(json.dumps(h.to_dict()))
+        return
+    if show:
+        click.echo(fastbg.render(board) + "\n")
+    click.echo(h.text())
+    if json_path:
+        with open(json_path, "w") as f:
+            f.write(json.dumps(h.to_dict()) + "\n")
+
+
 if __name__ == "__main__":
     main()

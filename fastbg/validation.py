@@ -48,5 +48,5 @@ def check_flag(name, value):
 def check_choice(name, value, choices):
     """``value`` when it is one of ``choices``."""
     if value not in choices:
-        raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
+        raise ValueError(f"{name} must be one of {sorted(choices, key=repr)}, got {value!r}")
     return value

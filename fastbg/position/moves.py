@@ -47,7 +47,7 @@ class _Scratch:
 _SCRATCH = _Scratch()
 
 
-def _validate_dice(dice, n=None):
+def validate_dice(dice, n=None):
     arr = np.asarray(dice)
     want = (2,) if n is None else (n, 2)
     if arr.shape != want:
@@ -81,7 +81,7 @@ def legal_moves(board, dice):
     if b.ndim != 1:
         raise ValueError(f"legal_moves takes one board of shape (26,), got {b.shape}; "
                          "use legal_moves_batch for batches")
-    d = _validate_dice(dice)
+    d = validate_dice(dice)
     return _mg.legal_moves_one(b, d[0], d[1])
 
 
@@ -101,7 +101,7 @@ def legal_moves_batch(boards, dice, threads=None):
     b = validate(boards)
     if b.ndim != 2:
         raise ValueError(f"legal_moves_batch takes boards of shape (n, 26), got {b.shape}")
-    d = _validate_dice(dice, b.shape[0])
+    d = validate_dice(dice, b.shape[0])
     n_threads = resolve_threads(threads)
     with _threads(n_threads):
         return legal_moves_rows(b, d, n_threads)

@@ -8,6 +8,8 @@ the mover) and plays the result it scores highest (the first one on ties).
   package data (``fastbg/data/pubeval.json``).
 * ``"greedy"``: a hand-made heuristic (:func:`fastbg.sim.policy_kernels.greedy_score`):
   hits, made points, borne-off checkers, minus exposed blots and pips left.
+* ``"gnubg-1ply"``, ``"gnubg-2ply"``, ``"gnubg-3ply"``: GNU Backgammon's checker play
+  at that ply (:func:`nply_bot`; docs/engine.md section 4).
 * ``"gnubg"``: GNU Backgammon's 0-ply cubeless choice, its networks evaluated inside the
   game kernel (:mod:`fastbg.evaluators.nets`; the weights come from the gnubg extra). A
   :class:`fastbg.evaluators.nets.GnubgNet` (or its ``.bot()``) plays the same with other weights.
@@ -63,7 +65,10 @@ class EvaluatorBot:
     ``evaluate(positions)`` takes an int8 array (m, 26) of candidate results (each seen
     from the player who just moved) and returns m scores (higher is better for that
     player). fastbg plays all live games in lock-step and calls it once per round with
-    every candidate of every game where this bot is to move.
+    every candidate of every game where this bot is to move. An ``evaluate`` whose
+    attribute ``takes_segments`` is true is called ``evaluate(positions, offsets)`` instead,
+    the candidates of the i-th game being ``positions[offsets[i]:offsets[i + 1]]`` (for
+    choices made within each game, like the n-ply bots' filter).
     """
     evaluate: object
     name: str = "evaluator"
@@ -106,8 +111,9 @@ def resolve(bot):
         if extra is not None:
             return resolve(extra)
         raise ValueError(f"unknown bot {bot!r}; built-in bots: {', '.join(sorted(BUILTIN))} "
-                         "('gnubg' with the gnubg extra; 'gnubg-nn' for gnubg-nn's own "
-                         "choice), or a ScorerBot / EvaluatorBot")
+                         "('gnubg', 'gnubg-1ply', 'gnubg-2ply' with the gnubg extra; "
+                         "'gnubg-nn' for gnubg-nn's own choice), or a ScorerBot / "
+                         "EvaluatorBot")
     net = _gnubg_net_of(bot)
     if net is not None:
         return ResolvedBot(_pol.GNUBG, None, None, getattr(bot, "name", "gnubg"))
@@ -118,11 +124,29 @@ def resolve(bot):
     raise TypeError(f"a bot is a name or a ScorerBot / EvaluatorBot, got {type(bot).__name__}")
 
 
+NPLY_BOTS = {"gnubg-1ply": 1, "gnubg-2ply": 2, "gnubg-3ply": 3}
+
+
 def _extra_bot(key):
     """Bots from optional extras, by name; None when the name is not one of them."""
     if key == "gnubg-nn":
         return gnubg_nn_bot()
+    if key in NPLY_BOTS:
+        return nply_bot(NPLY_BOTS[key])
     return None
+
+
+def nply_bot(ply, net=None):
+    """GNU Backgammon's checker play at ``ply`` (1..3) as an :class:`EvaluatorBot`: the best
+    move of :func:`fastbg.hint` with the gnubg filter (gnubg-nn's ``best_move(n=ply)``),
+    all games' candidates evaluated as one batch per lock-step round. ``net`` defaults to
+    the installed networks (``"gnubg-1ply"``, ``"gnubg-2ply"``, ``"gnubg-3ply"`` by name)."""
+    from fastbg.analysis.hints import NplyScorer
+    if net is None:
+        net = _gnubg_net_of("gnubg")
+    if ply == 0:
+        return net.bot()
+    return EvaluatorBot(NplyScorer(net, ply), name=f"gnubg-{ply}ply")
 
 
 def gnubg_nn_bot():

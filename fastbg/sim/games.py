@@ -315,7 +315,9 @@ def _evaluate_pending(evaluate, s, live, side, res, off, choice, game0):
     dest[pending] = seg[:-1]
     rows = np.empty((int(seg[-1]), BOARD_SIZE), np.int8)
     _gather_rows(res, off[:-1], np.diff(off), pending, rows, dest)
-    scores = np.asarray(evaluate(rows), dtype=np.float64)
+    # an evaluator that ranks within each game (the n-ply bots' filter) gets the segments
+    raw = evaluate(rows, seg) if getattr(evaluate, "takes_segments", False) else evaluate(rows)
+    scores = np.asarray(raw, dtype=np.float64)
     if scores.shape != (rows.shape[0],):
         raise BotError(f"evaluator of bot {s} returned scores of shape {scores.shape} for "
                        f"{rows.shape[0]} positions (games {game0 + live[pending[0]]}..); "

@@ -1,0 +1,200 @@
+"""Ranked moves (GNU Backgammon's ``hint``) at n-ply, one position or many at once.
+
+:func:`hint` lists the legal moves of a position and roll best first (docs/engine.md
+section 3). At ``ply`` 0 every candidate is ranked by the network's 0-ply score; at ply
+p >= 1 the default filter (``"gnubg"``, gnubg-nn's ``FindBestMove``) keeps the best 0-ply
+candidates (8 at 1-ply, 4 deeper) and ranks them by their p-ply equity, the others
+following at 0-ply; ``filter=None`` evaluates every candidate at p.
+
+A candidate's p-ply value is that of the position after the move, the opponent on roll,
+looked ahead p plies (:func:`fastbg.evaluators.search.nply_probabilities` of the flipped
+result), turned back to the mover's side.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from fastbg.constants import BOARD_SIZE
+from fastbg.cube.formulas import equity_of, swap_sides
+from fastbg.evaluators.search import check_ply, nply_probabilities
+from fastbg.position.board import validate
+from fastbg.position.ids import board_from_position_id, parse_xgid
+from fastbg.position.moves import legal_moves_rows, validate_dice
+from fastbg.position.notation import move_notation
+from fastbg.parallel import resolve_threads
+from fastbg.validation import check_choice
+
+# gnubg-nn's FindBestMove: how many of the best 0-ply candidates are looked at more deeply.
+CANDIDATES = {1: 8}
+DEEP_CANDIDATES = 4
+FILTERS = ("gnubg", None)
+
+
+@dataclass(frozen=True, eq=False)
+class Candidate:
+    """One legal move of a hint list.
+
+    move: GNU Backgammon's notation; board: the position after it, mover's view (int8
+    (26,)); probabilities: the mover's five probabilities after it (float64 (5,)); equity:
+    his cubeless money equity; diff: equity minus the best's (<= 0); ply: the depth it
+    was evaluated at (the filtered-out candidates keep 0).
+    """
+    move: str
+    board: np.ndarray
+    probabilities: np.ndarray
+    equity: float
+    diff: float
+    ply: int
+
+    def to_dict(self):
+        return {"move": self.move, "board": self.board.tolist(),
+                "probabilities": self.probabilities.tolist(), "equity": self.equity,
+                "diff": self.diff, "ply": self.ply}
+
+
+class Hint(list):
+    """The candidates of one position and roll, best first (a list of :class:`Candidate`),
+    with the position, dice and ply; ``str()`` gives GNU Backgammon's hint layout."""
+
+    def __init__(self, candidates, board, dice, ply):
+        super().__init__(candidates)
+        self.board, self.dice, self.ply = board, dice, ply
+
+    @property
+    def best(self):
+        return self[0]
+
+    def to_dict(self):
+        return {"board": self.board.tolist(), "dice": list(self.dice), "ply": self.ply,
+                "candidates": [c.to_dict() for c in self]}
+
+    def text(self, show_probabilities=True):
+        """GNU Backgammon's hint layout: rank, depth, move, equity and difference; the
+        mover's win, gammon and backgammon chances, and the opponent's, below each."""
+        width = max([len(c.move) for c in self] + [4])
+        lines = []
+        for i, c in enumerate(self, 1):
+            diff = "" if i == 1 else f"({c.diff:+.3f})"
+            lines.append(f"{i:>4}. {c.ply}-ply  {c.move:<{width}}  Eq.: {c.equity:+.3f} {diff}")
+            if show_probabilities:
+                p = c.probabilities
+                lines.append(f"       {p[0]:.3f} {p[1]:.3f} {p[2]:.3f} - {1 - p[0]:.3f} "
+                             f"{p[3]:.3f} {p[4]:.3f}")
+        return "\n".join(lines)
+
+    __str__ = text
+
+
+def read_position(position):
+    """(board, XGIDInfo or None) of a board (26,), a Position ID or an XGID string."""
+    if isinstance(position, str):
+        text = position.strip()
+        if text.upper().startswith("XGID=") or text.count(":") >= 9:
+            return parse_xgid(text)
+        return board_from_position_id(text), None
+    return validate(position).copy(), None
+
+
+def _net(net):
+    if net is None:
+        from fastbg.evaluators.nets import gnubg_net
+        return gnubg_net()
+    return net
+
+
+def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None):
+    """The legal moves of ``position`` with ``dice``, best first, as a :class:`Hint`.
+
+    position: a board int8[26] (player on roll), a Position ID or an XGID (whose dice are
+    used when ``dice`` is None). ply: 0..3. filter: "gnubg" (the best 0-ply candidates
+    looked at more deeply, see the module) or None (every candidate at ``ply``). net: the
+    evaluator (default ``fastbg.gnubg_net()``).
+
+    >>> import fastbg
+    >>> h = fastbg.hint(fastbg.START, (3, 1))                          # doctest: +SKIP
+    >>> h[0].move                                                      # doctest: +SKIP
+    '8/5 6/5'
+    """
+    board, info = read_position(position)
+    if dice is None:
+        if info is None or info.dice is None:
+            raise ValueError("no dice: pass dice=(d1, d2), or an XGID that has them")
+        dice = info.dice
+    return hint_batch(board[None], [dice], ply=ply, filter=filter, net=net, threads=threads)[0]
+
+
+def hint_batch(boards, dice, ply=0, filter="gnubg", net=None, threads=None):
+    """:func:`hint` for many (board, roll) pairs at once: boards (n, 26), dice (n, 2).
+
+    All candidates of all pairs go to the evaluator as one batch at 0-ply, and the ones
+    looked at more deeply as one n-ply batch. Returns a list of n :class:`Hint`.
+    """
+    ply = check_ply(ply)
+    filter = check_choice("filter", filter, FILTERS)
+    b = validate(boards)
+    if b.ndim != 2:
+        raise ValueError(f"hint_batch takes boards of shape (n, {BOARD_SIZE}), got {b.shape}")
+    d = validate_dice(dice, b.shape[0])
+    net = _net(net)
+    n_threads = resolve_threads(threads)
+    res, off = legal_moves_rows(b, d, n_threads)
+    deep = _deep_rows(net.scores(res), off, ply, filter)
+    opp = np.ascontiguousarray(-res[:, ::-1])          # flipped: the opponent on roll
+    probs = swap_sides(net.probabilities(opp))          # the mover's, at 0-ply
+    depth = np.zeros(len(res), np.int64)
+    if ply and deep.size:
+        probs[deep] = swap_sides(nply_probabilities(net, opp[deep], ply, threads))
+        depth[deep] = ply
+    equity = np.asarray(equity_of(probs), np.float64) if len(res) else np.zeros(0)
+    out = []
+    for i in range(b.shape[0]):
+        lo, hi = off[i], off[i + 1]
+        # the deeper first, each group by equity (ties keep the move order)
+        order = lo + np.lexsort((-equity[lo:hi], -depth[lo:hi]))
+        best = equity[order[0]]
+        dice_i = (int(d[i, 0]), int(d[i, 1]))
+        out.append(Hint([Candidate(move_notation(b[i], res[j], dice_i), res[j].copy(),
+                                   probs[j].copy(), float(equity[j]),
+                                   float(equity[j] - best), int(depth[j]))
+                         for j in order], b[i].copy(), dice_i, ply))
+    return out
+
+
+def _deep_rows(scores0, off, ply, filter):
+    """Rows of the candidates looked at at ``ply``: all of them (filter None), or per pair
+    the best ``CANDIDATES.get(ply, DEEP_CANDIDATES)`` by 0-ply score (the first on ties)."""
+    if ply == 0:
+        return np.zeros(0, np.int64)
+    if filter is None:
+        return np.arange(off[-1], dtype=np.int64)
+    keep = CANDIDATES.get(ply, DEEP_CANDIDATES)
+    rows = []
+    for i in range(off.shape[0] - 1):
+        lo, hi = off[i], off[i + 1]
+        rows.append(lo + np.argsort(-scores0[lo:hi], kind="stable")[:keep])
+    return np.sort(np.concatenate(rows)) if rows else np.zeros(0, np.int64)
+
+
+class NplyScorer:
+    """The choice of an n-ply bot ("gnubg-1ply", ...): the best move of :func:`hint` at
+    ``ply`` with the gnubg filter, as scores for the lock-step game loop.
+
+    Called with every candidate of every pending game and the segment offsets (games.py
+    passes them to evaluators that have ``takes_segments``): the best 0-ply candidates of
+    each game get their n-ply equity, the others their 0-ply score minus 10 (below any
+    equity), so the highest score is the move gnubg-nn's ``best_move(n=ply)`` plays.
+    """
+    takes_segments = True
+
+    def __init__(self, net, ply, threads=None):
+        self.net, self.ply, self.threads = net, check_ply(ply), threads
+
+    def __call__(self, rows, seg):
+        s0 = self.net.scores(rows)
+        scores = s0 - 10.0
+        deep = _deep_rows(s0, seg, self.ply, "gnubg")
+        if deep.size:
+            opp = np.ascontiguousarray(-rows[deep][:, ::-1])   # flipped: opponent on roll
+            p = nply_probabilities(self.net, opp, self.ply, self.threads)
+            scores[deep] = -np.asarray(equity_of(p))
+        return scores
