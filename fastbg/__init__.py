@@ -10,6 +10,7 @@ from fastbg.position.board import validate, flip, pip_counts, render
 from fastbg.position.ids import (position_id, board_from_position_id, MatchState, match_id,
                                  match_state_from_id, XGIDInfo, xgid, parse_xgid)
 from fastbg.position.moves import legal_moves, legal_moves_batch
+from fastbg.position.notation import move_notation, move_notations, parse_move
 from fastbg.parallel import threads
 from fastbg.sim.bots import ScorerBot, EvaluatorBot
 from fastbg.sim.games import play, BotError
@@ -33,7 +34,7 @@ __all__ = [
     "validate", "flip", "pip_counts", "render",
     "position_id", "board_from_position_id",
     "MatchState", "match_id", "match_state_from_id", "XGIDInfo", "xgid", "parse_xgid",
-    "legal_moves", "legal_moves_batch",
+    "legal_moves", "legal_moves_batch", "move_notation", "move_notations", "parse_move",
     "threads",
     "play", "play_matches", "GameResults", "MatchResults", "BotError", "ScorerBot",
     "EvaluatorBot", "JanowskiCube", "cube", "met", "evaluators", "rollout", "RolloutResult",

@@ -66,20 +66,24 @@ def main():
 def moves_command(position, dice, show):
     """List the legal results of POSITION (a Position ID) with DICE (e.g. 3-1).
 
-    Prints one Position ID per result (the position still seen from the mover).
+    Prints one line per result: its Position ID (the position still seen from the mover)
+    and the move in GNU Backgammon's notation (e.g. 8/5 6/5; "Cannot move" when the roll
+    cannot be played).
 
     \b
     Example:  fastbg moves 4HPwATDgc/ABMA 3-1
     """
     import fastbg
+    from fastbg.position.notation import CANNOT_MOVE
     board = _parse_position(position)
+    roll = _parse_dice(dice)
     try:
-        results = fastbg.legal_moves(board, _parse_dice(dice))
+        results = fastbg.legal_moves(board, roll)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
     click.echo(f"{len(results)} distinct results")
-    for r in results:
-        click.echo(fastbg.position_id(r))
+    for r, text in zip(results, fastbg.move_notations(board, results, roll)):
+        click.echo(f"{fastbg.position_id(r)}  {text or CANNOT_MOVE}")
         if show:
             click.echo(fastbg.render(r) + "\n")
 

@@ -1,6 +1,7 @@
 """The command line, driven through click's test runner."""
 import json
 
+import numpy as np
 import pytest
 
 click_testing = pytest.importorskip("click.testing", reason="the CLI needs the 'cli' extra (click)")
@@ -25,6 +26,24 @@ def test_moves_from_start():
     assert lines[0] == "16 distinct results"
     assert len(lines) == 17
     assert "4HPwATDgc/ABMA" not in lines[1:]   # 3-1 always changes the start position
+
+
+def test_moves_prints_notation():
+    """Each result line is its Position ID and the move in GNU Backgammon's notation."""
+    import fastbg
+    res = run("moves", "4HPwATDgc/ABMA", "3-1")
+    rows = [line.split("  ", 1) for line in res.output.splitlines()[1:]]
+    assert all(len(row) == 2 for row in rows)
+    for pid, text in rows:
+        assert fastbg.position_id(fastbg.parse_move(fastbg.START, text, (3, 1))) == pid
+    point = fastbg.position_id(fastbg.parse_move(fastbg.START, "8/5 6/5", (3, 1)))
+    assert [point, "8/5 6/5"] in rows
+
+    closed = np.zeros(26, np.int8)
+    closed[25], closed[6] = 1, 14
+    closed[18:25] = [-3, -2, -2, -2, -2, -2, -2]        # all six entry points closed
+    res = run("moves", fastbg.position_id(closed), "6-5")
+    assert res.output.splitlines()[1:] == [f"{fastbg.position_id(closed)}  Cannot move"]
 
 
 @pytest.mark.parametrize("args, fragment", [
