@@ -114,3 +114,32 @@ def test_play_money_and_match_options(tmp_path):
     assert res.exit_code != 0 and "not both" in res.output
     res = run("play", "--money", "--raccoons", "--games", "5", "--no-progress")
     assert res.exit_code != 0 and "raccoons need beavers" in res.output
+
+
+def test_hint_ranks_like_the_api(tmp_path):
+    pytest.importorskip("gnubg_nn", reason="gnubg-nn (the gnubg extra) is not installed")
+    import fastbg
+    res = run("hint", "4HPwATDgc/ABMA", "3-1", "--ply", "1", "--top", "3",
+              "--json", str(tmp_path / "h.json"))
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    want = fastbg.hint(fastbg.START, (3, 1), ply=1)[:3]
+    assert [line.split()[2] for line in lines[::2]] == [c.move.split()[0] for c in want]
+    assert lines[0].startswith("   1. 1-ply  8/5 6/5")
+    saved = json.loads((tmp_path / "h.json").read_text())
+    assert [c["move"] for c in saved["candidates"]] == [c.move for c in want]
+    xg = run("hint", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10", "--json", "-")
+    assert json.loads(xg.output)["candidates"][0]["move"] == "8/5 6/5"
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("hint", "not-an-id", "3-1"), "Position ID"),
+    (("hint", "4HPwATDgc/ABMA"), "DICE"),
+    (("hint", "4HPwATDgc/ABMA", "3-9"), "between 1 and 6"),
+    (("hint", "4HPwATDgc/ABMA", "3-1", "--ply", "7"), "--ply"),
+])
+def test_hint_bad_input(args, fragment):
+    res = run(*args)
+    assert res.exit_code != 0
+    assert fragment in res.output
+    assert "Traceback" not in res.output

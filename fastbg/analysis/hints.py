@@ -10,7 +10,8 @@ A candidate's p-ply value is that of the position after the move, the opponent o
 looked ahead p plies (:func:`fastbg.evaluators.search.nply_probabilities` of the flipped
 result), turned back to the mover's side.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -34,17 +35,22 @@ FILTERS = ("gnubg", None)
 class Candidate:
     """One legal move of a hint list.
 
-    move: GNU Backgammon's notation; board: the position after it, mover's view (int8
-    (26,)); probabilities: the mover's five probabilities after it (float64 (5,)); equity:
-    his cubeless money equity; diff: equity minus the best's (<= 0); ply: the depth it
-    was evaluated at (the filtered-out candidates keep 0).
+    move: GNU Backgammon's notation (written when first read); board: the position after
+    it, mover's view (int8 (26,)); probabilities: the mover's five probabilities after it
+    (float64 (5,)); equity: his cubeless money equity; diff: equity minus the best's (<= 0);
+    ply: the depth it was evaluated at (the filtered-out candidates keep 0).
     """
-    move: str
     board: np.ndarray
     probabilities: np.ndarray
     equity: float
     diff: float
     ply: int
+    before: np.ndarray = field(repr=False)
+    dice: tuple = field(repr=False)
+
+    @cached_property
+    def move(self):
+        return move_notation(self.before, self.board, self.dice)
 
     def to_dict(self):
         return {"move": self.move, "board": self.board.tolist(),
@@ -153,10 +159,10 @@ def hint_batch(boards, dice, ply=0, filter="gnubg", net=None, threads=None):
         order = lo + np.lexsort((-equity[lo:hi], -depth[lo:hi]))
         best = equity[order[0]]
         dice_i = (int(d[i, 0]), int(d[i, 1]))
-        out.append(Hint([Candidate(move_notation(b[i], res[j], dice_i), res[j].copy(),
-                                   probs[j].copy(), float(equity[j]),
-                                   float(equity[j] - best), int(depth[j]))
-                         for j in order], b[i].copy(), dice_i, ply))
+        before = b[i].copy()
+        out.append(Hint([Candidate(res[j].copy(), probs[j].copy(), float(equity[j]),
+                                   float(equity[j] - best), int(depth[j]), before, dice_i)
+                         for j in order], before, dice_i, ply))
     return out
 
 

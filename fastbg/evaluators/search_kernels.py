@@ -239,7 +239,7 @@ def root_probs(scr, net, bo, plugin, nscr, out):
 
 
 @njit(**HOT)
-def search(board, ply, net, bo, plugin, scr, nscr, out):
+def search_tree(board, ply, net, bo, plugin, scr, nscr, out):
     """The ``ply``-ply probabilities of ``board`` (player on roll) into out float64[5]."""
     for i in range(BOARD_SIZE):
         scr.nodes[0, i] = board[i]
@@ -292,5 +292,5 @@ def probabilities_batch(boards, ply, net, bo, plugin, n_tasks, probs, ties):
         scr = new_scratch(ply)
         nscr = _gn.new_scratch()
         for i in range(t * n // n_tasks, (t + 1) * n // n_tasks):
-            search(boards[i], ply, net, bo, plugin, scr, nscr, probs[i])
+            search_tree(boards[i], ply, net, bo, plugin, scr, nscr, probs[i])
             ties[i] = scr.ties[0]
