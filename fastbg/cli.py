@@ -527,5 +527,78 @@ def hint_command(position, dice, ply, filter_none, top, json_path, show):
             f.write(json.dumps(h.to_dict()) + "\n")
 
 
+@main.command("eval")
+@click.argument("position")
+@click.option("--ply", default=0, show_default=True, type=click.IntRange(0, 3),
+              help="Look-ahead of the cubeless probabilities.")
+@click.option("--match", "match_length", type=click.IntRange(1), default=None,
+              help="Match play to this many points (default: money play).")
+@click.option("--score", "score_text", default=None,
+              help="Match score A-B: the player on roll's points, then the opponent's.")
+@click.option("--cube", "cube_value", type=click.IntRange(1), default=None,
+              help="Cube value (default 1, or the XGID's).")
+@click.option("--owner", type=click.Choice(["centred", "on_roll", "opponent"]), default=None,
+              help="Who owns the cube (default centred, or the XGID's).")
+@click.option("--crawford", is_flag=True, help="This is the Crawford game (match play).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
+              help="Also write the evaluation as JSON to this file ('-': stdout only).")
+def eval_command(position, ply, match_length, score_text, cube_value, owner, crawford,
+                 json_path):
+    """Evaluate POSITION (a Position ID or an XGID, player on roll, before the roll): the
+    cubeless probabilities and equity at --ply, then the cube decision (no double, double
+    and take, double and pass; money equities or, with --match, match-winning chances)
+    and the proper cube action, as GNU Backgammon's eval does.
+
+    \b
+    fastbg eval 4HPwATDgc/ABMA --ply 1
+    fastbg eval 4HPwATDgc/ABMA --match 7 --score 2-4
+    """
+    import fastbg
+    board, info = _engine_position(position)
+    rules = fastbg.MatchRules(match_length) if match_length else None
+    score = None
+    if score_text is not None:
+        if not match_length:
+            raise click.UsageError("--score needs --match")
+        try:
+            score = tuple(int(x) for x in score_text.replace(",", "-").split("-"))
+        except ValueError:
+            score = ()
+        if len(score) != 2:
+            raise click.BadParameter(f"a score looks like 2-4, got {score_text!r}",
+                                     param_hint="--score")
+    try:
+        net = fastbg.gnubg_net()
+        probs = net.probabilities(board, ply=ply)
+        try:
+            dec = fastbg.cube_decision(position if info is not None else board, rules=rules,
+                                       score=score, cube=cube_value, owner=owner, ply=ply,
+                                       net=net, crawford=crawford or None)
+            why = None
+        except ValueError as exc:
+            dec, why = None, str(exc)
+    except (ValueError, TypeError, ImportError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+    equity = float(fastbg.cube.formulas.equity_of(probs))
+    record = {"position": position, "ply": ply, "probabilities": probs.tolist(),
+              "cubeless_equity": equity,
+              "cube_decision": None if dec is None else {
+                  "no_double": dec.no_double, "double_take": dec.double_take,
+                  "double_pass": dec.double_pass, "action": dec.action,
+                  "x": dec.x, "match": dec.is_match},
+              "no_cube_decision": why}
+    if json_path == "-":
+        click.echo(json.dumps(record))
+        return
+    p = probs
+    click.echo(f"{ply}-ply cubeless: win {p[0]:.3f} (gammon {p[1]:.3f}, backgammon {p[2]:.3f}), "
+               f"lose {1 - p[0]:.3f} (gammon {p[3]:.3f}, backgammon {p[4]:.3f}); "
+               f"equity {equity:+.3f}")
+    click.echo(dec.text() if dec is not None else f"no cube decision: {why}")
+    if json_path:
+        with open(json_path, "w") as f:
+            f.write(json.dumps(record) + "\n")
+
+
 if __name__ == "__main__":
     main()
