@@ -125,3 +125,14 @@ def test_nply_bot_by_name_plays():
     r = fastbg.play(4, ("gnubg-1ply", "gnubg"), seed=3)
     assert r.summary()["games"] == 4
     assert r.summary()["bots"] == ["gnubg-1ply", "gnubg"]
+
+
+def test_chunks_give_the_same_lists(net, monkeypatch):
+    from fastbg.analysis import hints
+    boards, dice = pairs(7, seed=62)
+    whole = hint_batch(boards, dice, ply=1, net=net)
+    monkeypatch.setattr(hints, "PAIRS_PER_CHUNK", 3)
+    parts = hint_batch(boards, dice, ply=1, net=net)
+    for a, b in zip(whole, parts):
+        assert [c.board.tobytes() for c in a] == [c.board.tobytes() for c in b]
+        assert [c.equity for c in a] == [c.equity for c in b]

@@ -29,6 +29,9 @@ from fastbg.validation import check_choice
 CANDIDATES = {1: 8}
 DEEP_CANDIDATES = 4
 FILTERS = ("gnubg", None)
+# Pairs ranked together: their candidates (about 20 a pair, up to 3,060) and probabilities
+# stay a few MB however many pairs hint_batch is given.
+PAIRS_PER_CHUNK = 4096
 
 
 @dataclass(frozen=True, eq=False)
@@ -143,13 +146,22 @@ def hint_batch(boards, dice, ply=0, filter="gnubg", net=None, threads=None):
     d = validate_dice(dice, b.shape[0])
     net = _net(net)
     n_threads = resolve_threads(threads)
+    out = []
+    for lo in range(0, b.shape[0], PAIRS_PER_CHUNK):
+        hi = min(b.shape[0], lo + PAIRS_PER_CHUNK)
+        out.extend(_hint_chunk(b[lo:hi], d[lo:hi], ply, filter, net, n_threads))
+    return out
+
+
+def _hint_chunk(b, d, ply, filter, net, n_threads):
+    """The hints of pairs (b, d): one 0-ply batch and one n-ply batch of candidates."""
     res, off = legal_moves_rows(b, d, n_threads)
     deep = _deep_rows(net.scores(res), off, ply, filter)
     opp = np.ascontiguousarray(-res[:, ::-1])          # flipped: the opponent on roll
     probs = swap_sides(net.probabilities(opp))          # the mover's, at 0-ply
     depth = np.zeros(len(res), np.int64)
     if ply and deep.size:
-        probs[deep] = swap_sides(nply_probabilities(net, opp[deep], ply, threads))
+        probs[deep] = swap_sides(nply_probabilities(net, opp[deep], ply, n_threads))
         depth[deep] = ply
     equity = np.asarray(equity_of(probs), np.float64) if len(res) else np.zeros(0)
     out = []
