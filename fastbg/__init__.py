@@ -3,7 +3,7 @@
 Positions are ``int8`` arrays of 26 entries seen from the player on roll (see
 :mod:`fastbg.constants`); batches carry a leading axis. Public functions validate their
 input and call the numba kernels beside them. The areas are subpackages (positions, cube,
-evaluators, sim, jobs); docs/architecture.md says where each thing lives.
+evaluators, analysis, sim, jobs); docs/architecture.md says where each thing lives.
 """
 from fastbg.constants import START, ROLLS, MAX_RESULTS, VERSION as __version__  # noqa: F401
 from fastbg.position.board import validate, flip, pip_counts, render
@@ -18,6 +18,7 @@ from fastbg.sim.results import GameResults, MatchResults
 from fastbg.cube.strategies import JanowskiCube
 from fastbg.jobs.rollouts import rollout, RolloutResult
 from fastbg.evaluators.nets import gnubg_net, GnubgNet
+from fastbg.analysis.cube_actions import cube_decision, cube_decisions, CubeDecision
 from fastbg.jobs.tournaments import tournament, TournamentResults, TournamentFileError, pair_seed
 from fastbg import cube, evaluators
 from fastbg.cube import met
@@ -38,5 +39,5 @@ __all__ = [
     "EvaluatorBot", "JanowskiCube", "cube", "met", "evaluators", "rollout", "RolloutResult",
     "tournament", "TournamentResults", "TournamentFileError", "pair_seed",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
-    "gnubg_net", "GnubgNet", "JournalError",
+    "gnubg_net", "GnubgNet", "JournalError", "cube_decision", "cube_decisions", "CubeDecision",
 ]
