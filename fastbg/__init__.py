@@ -3,7 +3,7 @@
 Positions are ``int8`` arrays of 26 entries seen from the player on roll (see
 :mod:`fastbg.constants`); batches carry a leading axis. Public functions validate their
 input and call the numba kernels beside them. The areas are subpackages (positions, cube,
-evaluators, sim, jobs); docs/architecture.md says where each thing lives.
+evaluators, analysis, sim, jobs); docs/architecture.md says where each thing lives.
 """
 from fastbg.constants import START, ROLLS, MAX_RESULTS, VERSION as __version__  # noqa: F401
 from fastbg.position.board import validate, flip, pip_counts, render
@@ -20,6 +20,7 @@ from fastbg.cube.strategies import JanowskiCube
 from fastbg.jobs.rollouts import rollout, RolloutResult
 from fastbg.evaluators.nets import gnubg_net, GnubgNet
 from fastbg.analysis.hints import hint, hint_batch, Hint, Candidate
+from fastbg.analysis.cube_actions import cube_decision, cube_decisions, CubeDecision
 from fastbg.jobs.tournaments import tournament, TournamentResults, TournamentFileError, pair_seed
 from fastbg import cube, evaluators
 from fastbg.cube import met
@@ -41,4 +42,5 @@ __all__ = [
     "tournament", "TournamentResults", "TournamentFileError", "pair_seed",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
     "gnubg_net", "GnubgNet", "JournalError", "hint", "hint_batch", "Hint", "Candidate",
+    "cube_decision", "cube_decisions", "CubeDecision",
 ]

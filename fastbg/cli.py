@@ -476,7 +476,7 @@ def _games_saved(results_class, path):
 
 def _engine_position(text):
     """(board, XGIDInfo or None) of a Position ID or an XGID, or one clear error line."""
-    from fastbg.analysis.hints import read_position
+    from fastbg.position.ids import read_position
     try:
         return read_position(text)
     except (ValueError, TypeError) as exc:

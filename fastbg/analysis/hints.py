@@ -19,7 +19,7 @@ from fastbg.constants import BOARD_SIZE
 from fastbg.cube.formulas import equity_of, swap_sides
 from fastbg.evaluators.search import check_ply, nply_probabilities
 from fastbg.position.board import validate
-from fastbg.position.ids import board_from_position_id, parse_xgid
+from fastbg.position.ids import read_position
 from fastbg.position.moves import legal_moves_rows, validate_dice
 from fastbg.position.notation import move_notation
 from fastbg.parallel import resolve_threads
@@ -94,16 +94,6 @@ class Hint(list):
     __str__ = text
 
 
-def read_position(position):
-    """(board, XGIDInfo or None) of a board (26,), a Position ID or an XGID string."""
-    if isinstance(position, str):
-        text = position.strip()
-        if text.upper().startswith("XGID=") or text.count(":") >= 9:
-            return parse_xgid(text)
-        return board_from_position_id(text), None
-    return validate(position).copy(), None
-
-
 def _net(net):
     if net is None:
         from fastbg.evaluators.nets import gnubg_net
@@ -124,7 +114,7 @@ def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None):
     >>> h[0].move                                                      # doctest: +SKIP
     '8/5 6/5'
     """
-    board, info = read_position(position)
+    board, info = read_position(position, "hint")
     if dice is None:
         if info is None or info.dice is None:
             raise ValueError("no dice: pass dice=(d1, d2), or an XGID that has them")

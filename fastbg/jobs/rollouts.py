@@ -28,8 +28,7 @@ from fastbg.cube.formulas import equity_of, swap_difference, swap_sides
 from fastbg.cube.met import mwc_after
 from fastbg.cube.rules import rules_dict
 from fastbg.parallel import threads as _threads
-from fastbg.position.board import validate
-from fastbg.position.ids import board_from_position_id, parse_xgid, position_id
+from fastbg.position.ids import position_id, read_position
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
 from fastbg.progress import progress_bar
 from fastbg.sim import game_kernels as _play
@@ -105,20 +104,6 @@ class RolloutResult(Results):
         return "\n".join(rows)
 
 
-
-def _parse_position(position):
-    """(board, xgid info or None) from a board, a Position ID or an XGID."""
-    if isinstance(position, str):
-        text = position.strip()
-        if text.upper().startswith("XGID=") or ":" in text:
-            return parse_xgid(text)
-        return board_from_position_id(text), None
-    b = validate(position)
-    if b.ndim != 1:
-        raise ValueError("rollout takes one position of shape (26,)")
-    return b.copy(), None
-
-
 def _cube_state(info, rules):
     """(initial cube value, owner 0/1 or None, score, crawford game) for the cubeful run."""
     if info is None:
@@ -167,7 +152,7 @@ def rollout(position, trials=1296, bot="pubeval", seed=0, rules=None, truncate=N
     >>> abs(r.equity) < 0.25 and r.trials == 1296
     True
     """
-    board, info = _parse_position(position)
+    board, info = read_position(position, "rollout")
     trials = check_int("trials", trials, 1)
     chunk_size = check_int("chunk_size", chunk_size, 1)
     if (truncate is not None or variance_reduction) and evaluator is None:

@@ -3,6 +3,7 @@
 * :func:`position_id` / :func:`board_from_position_id`: gnubg Position IDs (below).
 * :func:`match_id` / :func:`match_state_from_id`: gnubg Match IDs and :class:`MatchState`.
 * :func:`xgid` / :func:`parse_xgid`: eXtreme Gammon XGIDs and :class:`XGIDInfo`.
+* :func:`read_position`: a board, a Position ID or an XGID, whichever the caller gave.
 
 All three are exact both ways: decoding and re-encoding a valid ID gives back the same text,
 and anything that is not a valid ID raises ``ValueError`` saying what is wrong
@@ -623,3 +624,28 @@ def parse_xgid(text):
     if info.turn == TOP:
         board = np.ascontiguousarray(-board[::-1])
     return board, info
+
+
+def read_position(position, what="this function"):
+    """``(board, info)`` from whatever names one position: a board ``(26,)`` (player on
+    roll), a gnubg Position ID or an XGID (with or without its ``XGID=`` prefix).
+
+    ``board`` is a new int8 array seen from the player on roll; ``info`` is the XGID's
+    :class:`XGIDInfo`, or None for a board or a Position ID. Text with a ``:`` or the
+    ``XGID=`` prefix is read as an XGID, any other text as a Position ID. ``what`` names the
+    caller in the message for a batch of boards. ``ValueError`` for anything invalid.
+
+    >>> board, info = read_position("4HPwATDgc/ABMA")
+    >>> board.tolist() == validate(board).tolist(), info is None
+    (True, True)
+    """
+    if isinstance(position, str):
+        text = position.strip()
+        if text.upper().startswith(XGID_PREFIX) or ":" in text:
+            return parse_xgid(text)
+        return board_from_position_id(text), None
+    b = validate(position)
+    if b.ndim != 1:
+        raise ValueError(f"{what} takes one position of shape ({BOARD_SIZE},), got a batch "
+                         f"of shape {b.shape}")
+    return b.copy(), None
