@@ -567,6 +567,10 @@ def eval_command(position, ply, match_length, score_text, cube_value, owner, cra
         if len(score) != 2:
             raise click.BadParameter(f"a score looks like 2-4, got {score_text!r}",
                                      param_hint="--score")
+        if not all(0 <= x < match_length for x in score):
+            raise click.BadParameter(f"each score of a {match_length}-point match is 0.."
+                                     f"{match_length - 1}, got {score_text!r}",
+                                     param_hint="--score")
     try:
         net = fastbg.gnubg_net()
         probs = net.probabilities(board, ply=ply)

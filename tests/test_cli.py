@@ -143,3 +143,34 @@ def test_hint_bad_input(args, fragment):
     assert res.exit_code != 0
     assert fragment in res.output
     assert "Traceback" not in res.output
+
+
+def test_eval_prints_probabilities_and_cube_decision():
+    pytest.importorskip("gnubg_nn", reason="gnubg-nn (the gnubg extra) is not installed")
+    import fastbg
+    res = run("eval", "4HPwATDgc/ABMA", "--match", "7", "--score", "2-4", "--json", "-")
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.output)
+    want = fastbg.cube_decision(fastbg.START, rules=fastbg.MatchRules(7), score=(2, 4))
+    assert got["cube_decision"]["action"] == want.action == "no double, take"
+    assert got["cube_decision"]["no_double"] == pytest.approx(want.no_double)
+    assert got["probabilities"] == pytest.approx(list(want.probabilities))
+    text = run("eval", "4HPwATDgc/ABMA", "--ply", "1")
+    assert text.exit_code == 0, text.output
+    assert "1-ply cubeless" in text.output and "Proper cube action: No double, take" in text.output
+    owned = run("eval", "4HPwATDgc/ABMA", "--cube", "2", "--owner", "opponent")
+    assert owned.exit_code == 0 and "no cube decision" in owned.output
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("eval", "nonsense"), "Position ID"),
+    (("eval", "4HPwATDgc/ABMA", "--score", "2-4"), "--score needs --match"),
+    (("eval", "4HPwATDgc/ABMA", "--match", "7", "--score", "9-4"), "0..6"),
+    (("eval", "4HPwATDgc/ABMA", "--match", "7", "--score", "two"), "2-4"),
+    (("eval", "4HPwATDgc/ABMA", "--ply", "4"), "--ply"),
+])
+def test_eval_bad_input(args, fragment):
+    res = run(*args)
+    assert res.exit_code != 0
+    assert fragment in res.output
+    assert "Traceback" not in res.output
