@@ -499,7 +499,8 @@ def hint_command(position, dice, ply, filter_none, top, json_path, show):
     hint does: rank, depth, move, equity (cubeless, the mover's) and the difference to the
     best, then the mover's and the opponent's win, gammon and backgammon chances.
 
-    POSITION is a Position ID or an XGID (which may carry the dice).
+    POSITION is a Position ID or an XGID (which may carry the dice). An XGID of a match
+    ranks by match-winning chance at its score and cube (docs/engine.md section 3).
 
     \b
     fastbg hint 4HPwATDgc/ABMA 3-1 --ply 1
@@ -511,7 +512,9 @@ def hint_command(position, dice, ply, filter_none, top, json_path, show):
     elif info is None or info.dice is None:
         raise click.UsageError("give DICE (e.g. 3-1), or an XGID that has them")
     try:
-        h = fastbg.hint(board, dice or info.dice, ply=ply, filter=None if filter_none else "gnubg")
+        # an XGID goes in whole: a match's score and cube make the ranking cubeful
+        h = fastbg.hint(position if info is not None else board, dice, ply=ply,
+                        filter=None if filter_none else "gnubg")
     except (ValueError, TypeError, ImportError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
     if top is not None:

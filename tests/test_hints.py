@@ -136,3 +136,45 @@ def test_chunks_give_the_same_lists(net, monkeypatch):
     for a, b in zip(whole, parts):
         assert [c.board.tobytes() for c in a] == [c.board.tobytes() for c in b]
         assert [c.equity for c in a] == [c.equity for c in b]
+
+
+def test_cubeful_ranking_follows_janowski(net):
+    """With rules, each candidate's equity is minus the opponent's Janowski value of his
+    probabilities after the move (money), or one minus his cubeful MWC (match)."""
+    from fastbg.analysis.cube_actions import cube_efficiency
+    from fastbg.cube import formulas
+    boards, dice = pairs(4, seed=63)
+    for b, d in zip(boards, dice):
+        d = tuple(int(v) for v in d)
+        money = fastbg.hint(b, d, rules=fastbg.MoneyRules(), cube=2, owner="on_roll", net=net)
+        match = fastbg.hint(b, d, ply=1, rules=fastbg.MatchRules(7), score=(2, 5), net=net)
+        for c in money:
+            opp = fastbg.flip(c.board)
+            q = net.probabilities(opp)
+            want = -formulas.janowski_equity(q, "unavailable", cube_efficiency(opp))
+            assert c.equity == pytest.approx(float(want), abs=1e-12)
+            assert c.cubeless_equity == pytest.approx(float(equity_of(swap_sides(q))))
+        for c in match:
+            opp = fastbg.flip(c.board)
+            q = net.probabilities(opp, ply=c.ply)
+            want = 1 - formulas.janowski_mwc(q, 2, 5, cube_efficiency(opp), 1, "centred")
+            assert c.equity == pytest.approx(float(want), abs=1e-12)
+        assert [c.equity for c in money] == sorted((c.equity for c in money), reverse=True)
+
+
+def test_cubeful_from_xgid(net):
+    xg = "XGID=-b----E-C---eE---c-e----B-:1:1:1:31:2:4:0:7:10"   # 7-point match, 2-4
+    a = fastbg.hint(xg, net=net)
+    b = fastbg.hint(fastbg.START, (3, 1), rules=fastbg.MatchRules(7), score=(2, 4), cube=2,
+                    owner="on_roll", net=net)
+    assert [c.equity for c in a] == [c.equity for c in b]
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(score=(1, 2)), "rules"), (dict(rules=fastbg.MoneyRules(), score=(1, 2)), "match"),
+    (dict(rules=fastbg.MatchRules(5), score=(5, 0)), "score"),
+    (dict(rules=fastbg.MoneyRules(), cube=3), "power of two"),
+    (dict(rules=fastbg.MoneyRules(), owner="him"), "owner")])
+def test_bad_cube_arguments(net, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        fastbg.hint(fastbg.START, (3, 1), net=net, **kwargs)

@@ -23,7 +23,7 @@ from fastbg.position.ids import read_position
 from fastbg.position.moves import legal_moves_rows, validate_dice
 from fastbg.position.notation import move_notation
 from fastbg.parallel import resolve_threads
-from fastbg.validation import check_choice
+from fastbg.validation import check_choice, check_int
 
 # gnubg-nn's FindBestMove: how many of the best 0-ply candidates are looked at more deeply.
 CANDIDATES = {1: 8}
@@ -40,14 +40,17 @@ class Candidate:
 
     move: GNU Backgammon's notation (written when first read); board: the position after
     it, mover's view (int8 (26,)); probabilities: the mover's five probabilities after it
-    (float64 (5,)); equity: his cubeless money equity; diff: equity minus the best's (<= 0);
-    ply: the depth it was evaluated at (the filtered-out candidates keep 0).
+    (float64 (5,)); equity: his cubeless money equity, or with rules his cubeful money
+    equity per unit of the cube (money) or match-winning chance (match); diff: equity
+    minus the best's (<= 0); ply: the depth it was evaluated at (the filtered-out
+    candidates keep 0); cubeless_equity: his cubeless money equity.
     """
     board: np.ndarray
     probabilities: np.ndarray
     equity: float
     diff: float
     ply: int
+    cubeless_equity: float
     before: np.ndarray = field(repr=False)
     dice: tuple = field(repr=False)
 
@@ -58,16 +61,17 @@ class Candidate:
     def to_dict(self):
         return {"move": self.move, "board": self.board.tolist(),
                 "probabilities": self.probabilities.tolist(), "equity": self.equity,
-                "diff": self.diff, "ply": self.ply}
+                "diff": self.diff, "ply": self.ply, "cubeless_equity": self.cubeless_equity}
 
 
 class Hint(list):
     """The candidates of one position and roll, best first (a list of :class:`Candidate`),
     with the position, dice and ply; ``str()`` gives GNU Backgammon's hint layout."""
 
-    def __init__(self, candidates, board, dice, ply):
+    def __init__(self, candidates, board, dice, ply, value="cubeless"):
         super().__init__(candidates)
         self.board, self.dice, self.ply = board, dice, ply
+        self.value = value      # what .equity is: "cubeless", "money" (cubeful) or "match"
 
     @property
     def best(self):
@@ -75,7 +79,7 @@ class Hint(list):
 
     def to_dict(self):
         return {"board": self.board.tolist(), "dice": list(self.dice), "ply": self.ply,
-                "candidates": [c.to_dict() for c in self]}
+                "value": self.value, "candidates": [c.to_dict() for c in self]}
 
     def text(self, show_probabilities=True):
         """GNU Backgammon's hint layout: rank, depth, move, equity and difference; the
@@ -83,8 +87,13 @@ class Hint(list):
         width = max([len(c.move) for c in self] + [4])
         lines = []
         for i, c in enumerate(self, 1):
-            diff = "" if i == 1 else f"({c.diff:+.3f})"
-            lines.append(f"{i:>4}. {c.ply}-ply  {c.move:<{width}}  Eq.: {c.equity:+.3f} {diff}")
+            if self.value == "match":
+                diff = "" if i == 1 else f"({100 * c.diff:+.2f}%)"
+                figure = f"MWC: {100 * c.equity:6.2f}%"
+            else:
+                diff = "" if i == 1 else f"({c.diff:+.3f})"
+                figure = f"Eq.: {c.equity:+.3f}"
+            lines.append(f"{i:>4}. {c.ply}-ply  {c.move:<{width}}  {figure} {diff}".rstrip())
             if show_probabilities:
                 p = c.probabilities
                 lines.append(f"       {p[0]:.3f} {p[1]:.3f} {p[2]:.3f} - {1 - p[0]:.3f} "
@@ -101,13 +110,22 @@ def _net(net):
     return net
 
 
-def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None):
+def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None, rules=None,
+         score=None, cube=None, owner=None, crawford=None):
     """The legal moves of ``position`` with ``dice``, best first, as a :class:`Hint`.
 
     position: a board int8[26] (player on roll), a Position ID or an XGID (whose dice are
     used when ``dice`` is None). ply: 0..3. filter: "gnubg" (the best 0-ply candidates
     looked at more deeply, see the module) or None (every candidate at ``ply``). net: the
     evaluator (default ``fastbg.gnubg_net()``).
+
+    Cubeful ranking (docs/engine.md section 3): with ``rules`` (``fastbg.MoneyRules()`` or
+    ``fastbg.MatchRules(n)``), or an XGID of a match, each candidate's ``equity`` is the
+    mover's cubeful equity per unit of the cube (money) or match-winning chance (match):
+    Janowski's model on the opponent's probabilities after the move, at gnubg's cube
+    efficiency of that position, with the cube ``cube`` (default 1) owned by ``owner``
+    (None centred, "on_roll" the mover, "opponent"), at ``score`` (the mover's points,
+    the opponent's) and ``crawford``. An XGID supplies what is not given.
 
     >>> import fastbg
     >>> h = fastbg.hint(fastbg.START, (3, 1))                          # doctest: +SKIP
@@ -119,15 +137,84 @@ def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None):
         if info is None or info.dice is None:
             raise ValueError("no dice: pass dice=(d1, d2), or an XGID that has them")
         dice = info.dice
-    return hint_batch(board[None], [dice], ply=ply, filter=filter, net=net, threads=threads)[0]
+    cubeful = cube_state(info, rules, score, cube, owner, crawford)
+    return hint_batch(board[None], [dice], ply=ply, filter=filter, net=net, threads=threads,
+                      _cubeful=cubeful)[0]
 
 
-def hint_batch(boards, dice, ply=0, filter="gnubg", net=None, threads=None):
+def cube_state(info, rules, score, cube, owner, crawford):
+    """The cube state a hint ranks under: None (cubeless) or (rules, away, cube, owner,
+    crawford), owner seen from the mover; an XGID's ``info`` fills what is not given."""
+    from fastbg.cube.rules import MatchRules, MoneyRules
+    if info is not None:
+        if rules is None and info.match_length:
+            rules = MatchRules(info.match_length)
+        if rules is not None and rules.is_match and score is None and \
+                info.match_length == rules.length:
+            on_bottom = info.turn == "bottom"
+            score = ((info.score_bottom, info.score_top) if on_bottom
+                     else (info.score_top, info.score_bottom))
+            crawford = info.crawford if crawford is None else crawford
+        if rules is not None:
+            cube = info.cube_value if cube is None else cube
+            owner = info.cube_owner_relative if owner is None else owner
+    if rules is None:
+        if any(v is not None for v in (score, cube, owner, crawford)):
+            raise ValueError("score, cube, owner and crawford rank cubefully: pass rules= "
+                             "(fastbg.MoneyRules() or fastbg.MatchRules(n))")
+        return None
+    if not isinstance(rules, (MoneyRules, MatchRules)):
+        raise TypeError(f"rules must be fastbg.MoneyRules(...) or fastbg.MatchRules(n), got "
+                        f"{type(rules).__name__}")
+    cube = check_int("cube", 1 if cube is None else cube, 1)
+    if cube & (cube - 1):
+        raise ValueError(f"the cube shows a power of two (1, 2, 4, ...), got {cube}")
+    owner = check_choice("owner", owner, _OWNER_VIEW)
+    if not rules.is_match:
+        if score is not None or crawford:
+            raise ValueError("score and crawford apply to match play (fastbg.MatchRules(n))")
+        return rules, None, cube, owner, False
+    mine, theirs = (0, 0) if score is None else score
+    for v in (mine, theirs):
+        check_int("score", v, 0, rules.length - 1)
+    return rules, (rules.length - mine, rules.length - theirs), cube, owner, bool(crawford)
+
+
+# The cube owner seen by the opponent after the move (the formulas' words), from the
+# mover's: centred stays centred, the mover's cube is unavailable to him, his own is owned.
+_OWNER_VIEW = {None: "centred", "centred": "centred", "on_roll": "unavailable",
+               "opponent": "owned"}
+
+
+def _cubeful_values(opp_probs, opp_boards, state):
+    """The mover's cubeful value of each result: minus (money) or one minus (match) the
+    opponent's Janowski value of his own probabilities, at his position's efficiency."""
+    from fastbg.analysis.cube_actions import cube_efficiency
+    from fastbg.cube import formulas
+    rules, away, cube, owner, crawford = state
+    opp_owner = _OWNER_VIEW[owner]
+    out = np.empty(len(opp_probs))
+    xs = np.atleast_1d(cube_efficiency(opp_boards)) if len(opp_boards) else []
+    for i, (q, x) in enumerate(zip(opp_probs, xs)):
+        if away is None:
+            jac = rules.jacoby and cube == 1 and opp_owner == "centred"
+            out[i] = -float(formulas.janowski_equity(q, opp_owner, x, jacoby=jac))
+        else:
+            out[i] = 1.0 - float(formulas.janowski_mwc(q, away[1], away[0], x, cube, opp_owner,
+                                                       crawford=crawford))
+    return out
+
+
+def hint_batch(boards, dice, ply=0, filter="gnubg", net=None, threads=None, rules=None,
+               score=None, cube=None, owner=None, crawford=None, _cubeful=False):
     """:func:`hint` for many (board, roll) pairs at once: boards (n, 26), dice (n, 2).
 
     All candidates of all pairs go to the evaluator as one batch at 0-ply, and the ones
-    looked at more deeply as one n-ply batch. Returns a list of n :class:`Hint`.
+    looked at more deeply as one n-ply batch. Returns a list of n :class:`Hint`. The cube
+    arguments, shared by all pairs, rank cubefully as in :func:`hint`.
     """
+    state = cube_state(None, rules, score, cube, owner, crawford) if _cubeful is False \
+        else _cubeful
     ply = check_ply(ply)
     filter = check_choice("filter", filter, FILTERS)
     b = validate(boards)
@@ -139,21 +226,27 @@ def hint_batch(boards, dice, ply=0, filter="gnubg", net=None, threads=None):
     out = []
     for lo in range(0, b.shape[0], PAIRS_PER_CHUNK):
         hi = min(b.shape[0], lo + PAIRS_PER_CHUNK)
-        out.extend(_hint_chunk(b[lo:hi], d[lo:hi], ply, filter, net, n_threads))
+        out.extend(_hint_chunk(b[lo:hi], d[lo:hi], ply, filter, net, n_threads, state))
     return out
 
 
-def _hint_chunk(b, d, ply, filter, net, n_threads):
+def _hint_chunk(b, d, ply, filter, net, n_threads, state):
     """The hints of pairs (b, d): one 0-ply batch and one n-ply batch of candidates."""
     res, off = legal_moves_rows(b, d, n_threads)
-    deep = _deep_rows(net.scores(res), off, ply, filter)
     opp = np.ascontiguousarray(-res[:, ::-1])          # flipped: the opponent on roll
-    probs = swap_sides(net.probabilities(opp))          # the mover's, at 0-ply
+    opp_probs = net.probabilities(opp)
+    if state is None:
+        deep = _deep_rows(net.scores(res), off, ply, filter)
+    else:
+        deep = _deep_rows(_cubeful_values(opp_probs, opp, state), off, ply, filter)
     depth = np.zeros(len(res), np.int64)
     if ply and deep.size:
-        probs[deep] = swap_sides(nply_probabilities(net, opp[deep], ply, n_threads))
+        opp_probs[deep] = nply_probabilities(net, opp[deep], ply, n_threads)
         depth[deep] = ply
-    equity = np.asarray(equity_of(probs), np.float64) if len(res) else np.zeros(0)
+    probs = swap_sides(opp_probs)                       # the mover's
+    cubeless = np.asarray(equity_of(probs), np.float64) if len(res) else np.zeros(0)
+    equity = cubeless if state is None else _cubeful_values(opp_probs, opp, state)
+    value = "cubeless" if state is None else "money" if state[1] is None else "match"
     out = []
     for i in range(b.shape[0]):
         lo, hi = off[i], off[i + 1]
@@ -163,8 +256,9 @@ def _hint_chunk(b, d, ply, filter, net, n_threads):
         dice_i = (int(d[i, 0]), int(d[i, 1]))
         before = b[i].copy()
         out.append(Hint([Candidate(res[j].copy(), probs[j].copy(), float(equity[j]),
-                                   float(equity[j] - best), int(depth[j]), before, dice_i)
-                         for j in order], before, dice_i, ply))
+                                   float(equity[j] - best), int(depth[j]),
+                                   float(cubeless[j]), before, dice_i)
+                         for j in order], before, dice_i, ply, value))
     return out
 
 
