@@ -122,3 +122,13 @@ def test_bad_ply(net, ply):
 def test_bad_evaluator():
     with pytest.raises(TypeError, match="evaluator"):
         nply_probabilities(lambda b: b, fastbg.START, 1)
+
+
+def test_mover_scores_equal_the_nets_scores(net):
+    """The n-ply search scores moves from the batch kernel's probabilities; they must be
+    GnubgNet.scores (the game kernel's choice) bit for bit."""
+    from fastbg.evaluators.search import mover_scores
+    res, _ = fastbg.legal_moves_batch(selfplay_positions(60, seed=27),
+                                      np.tile([[3, 1], [6, 6], [5, 2]], (20, 1)))
+    flipped = np.ascontiguousarray(-res[:, ::-1])
+    np.testing.assert_array_equal(mover_scores(net.probabilities(flipped)), net.scores(res))

@@ -17,7 +17,7 @@ import numpy as np
 
 from fastbg.constants import BOARD_SIZE
 from fastbg.cube.formulas import equity_of, swap_sides
-from fastbg.evaluators.search import check_ply, nply_probabilities
+from fastbg.evaluators.search import check_ply, mover_scores, nply_probabilities
 from fastbg.position.board import validate
 from fastbg.position.ids import read_position
 from fastbg.position.moves import legal_moves_rows, validate_dice
@@ -236,7 +236,7 @@ def _hint_chunk(b, d, ply, filter, net, n_threads, state):
     opp = np.ascontiguousarray(-res[:, ::-1])          # flipped: the opponent on roll
     opp_probs = net.probabilities(opp)
     if state is None:
-        deep = _deep_rows(net.scores(res), off, ply, filter)
+        deep = _deep_rows(mover_scores(opp_probs), off, ply, filter)
     else:
         deep = _deep_rows(_cubeful_values(opp_probs, opp, state), off, ply, filter)
     depth = np.zeros(len(res), np.int64)
@@ -292,11 +292,11 @@ class NplyScorer:
         self.net, self.ply, self.threads = net, check_ply(ply), threads
 
     def __call__(self, rows, seg):
-        s0 = self.net.scores(rows)
+        opp = np.ascontiguousarray(-rows[:, ::-1])              # flipped: opponent on roll
+        s0 = mover_scores(self.net.probabilities(opp))
         scores = s0 - 10.0
         deep = _deep_rows(s0, seg, self.ply, "gnubg")
         if deep.size:
-            opp = np.ascontiguousarray(-rows[deep][:, ::-1])   # flipped: opponent on roll
-            p = nply_probabilities(self.net, opp, self.ply, self.threads)
+            p = nply_probabilities(self.net, opp[deep], self.ply, self.threads)
             scores[deep] = -np.asarray(equity_of(p))
         return scores

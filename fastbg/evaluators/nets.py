@@ -232,6 +232,12 @@ class GnubgNet:
 
     __call__ = probabilities
 
+    def probabilities_and_classes(self, boards):
+        """(probabilities (n, 5) float64, classes (n,) int8) of a batch (n, 26), in one
+        pass of the network's batch kernel (what the n-ply search builds on)."""
+        _, probs, classes = self._run(boards)
+        return probs, classes
+
     def classes(self, boards):
         """gnubg's position class of each board: 0 over, 1 two-sided bear-off, 2 one-sided
         bear-off, 3 race, 4 crashed, 5 contact (names in :data:`CLASS_NAMES`)."""

@@ -16,10 +16,12 @@ any numba ``probs(board, out)`` plug-in, which then gets n-ply for free.
 """
 import numpy as np
 
-from fastbg.constants import BOARD_SIZE
+from fastbg.constants import BOARD_SIZE, ROLLS
 from fastbg.evaluators import search_kernels as _k
+from fastbg.evaluators.net_kernels import C_BEAROFF2
 from fastbg.parallel import resolve_threads, threads as _threads
 from fastbg.position.board import validate
+from fastbg.position.moves import legal_moves_rows
 from fastbg.validation import check_int
 
 MAX_PLY = _k.MAX_PLY
@@ -34,12 +36,12 @@ def check_ply(ply):
 
 
 def evaluator_args(evaluator):
-    """(net, bearoff, plugin) of the kernels for ``evaluator``: a gnubg net (it has the
-    ``arrays`` and ``bearoff`` of :class:`fastbg.GnubgNet`) or a numba plug-in."""
-    if hasattr(evaluator, "arrays") and hasattr(evaluator, "bearoff"):
-        return evaluator.arrays, evaluator.bearoff, None
+    """(net, plugin) for ``evaluator``: a gnubg net (it has the
+    ``probabilities_and_classes`` of :class:`fastbg.GnubgNet`) or a numba plug-in."""
+    if hasattr(evaluator, "probabilities_and_classes"):
+        return evaluator, None
     if hasattr(evaluator, "py_func") and callable(evaluator):
-        return None, None, evaluator
+        return None, evaluator
     raise TypeError("the evaluator must be a fastbg.GnubgNet or a numba probs(board, out) "
                     f"plug-in (an @njit function); got {evaluator!r}")
 
@@ -54,7 +56,7 @@ def nply_probabilities(evaluator, boards, ply, threads=None, return_ties=False):
     ``threads`` defaults to every numba thread; ply 0..3.
     """
     ply = check_ply(ply)
-    net, bo, plugin = evaluator_args(evaluator)
+    net, plugin = evaluator_args(evaluator)
     b = validate(boards)
     rows = np.ascontiguousarray(b.reshape(-1, BOARD_SIZE))
     m = rows.shape[0]
@@ -62,9 +64,90 @@ def nply_probabilities(evaluator, boards, ply, threads=None, return_ties=False):
     ties = np.zeros(m, np.int64)
     if m:
         n = resolve_threads(threads)
-        tasks = max(1, min(m, n * _TASKS_PER_THREAD))
-        with _threads(n):
-            _k.probabilities_batch(rows, ply, net, bo, plugin, tasks, probs, ties)
+        if plugin is None:
+            with _threads(n):
+                for lo in range(0, m, _ROOTS_PER_CHUNK[ply]):
+                    hi = min(m, lo + _ROOTS_PER_CHUNK[ply])
+                    probs[lo:hi], ties[lo:hi] = _gnubg_values(net, rows[lo:hi], ply, n)
+        else:
+            tasks = max(1, min(m, n * _TASKS_PER_THREAD))
+            with _threads(n):
+                _k.probabilities_batch(rows, ply, plugin, tasks, probs, ties)
     if b.ndim == 1:
         probs, ties = probs[0], int(ties[0])
     return (probs, ties) if return_ties else probs
+
+
+# ------------------------------------------------------------------ the gnubg net
+
+# Roots searched together: a 1-ply root makes about 450 candidates, a 2-ply one about
+# 9,500, a 3-ply one 200,000 (26 bytes and 5 probabilities each), so about 100 MB a chunk.
+_ROOTS_PER_CHUNK = {0: 1 << 16, 1: 1024, 2: 48, 3: 2}
+_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0)
+N_ROLLS = len(ROLLS)
+
+
+def mover_scores(opp_probs):
+    """gnubg's 0-ply scores of moves from the probabilities ``opp_probs`` (m, 5) of their
+    results with the opponent on roll: the mover's cubeless equity in float32, computed as
+    :func:`fastbg.evaluators.net_kernels._mover_equity` does (the same bits as
+    ``GnubgNet.scores``)."""
+    q = np.asarray(opp_probs).astype(np.float32)
+    win = (np.float32(1.0) - q[:, 0]).astype(np.float64)
+    s = win * 2.0 - 1.0 + q[:, 3] + q[:, 4] - q[:, 1] - q[:, 2]
+    return s.astype(np.float32).astype(np.float64)
+
+
+def _swap(p):
+    """Probabilities of the other side (docs/engine.md section 1)."""
+    return np.stack([1.0 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], axis=-1)
+
+
+def _gnubg_values(net, rows, ply, n_threads):
+    """(probabilities, ties) of rows (k, 26) at ``ply`` with the gnubg net, level by level:
+    every node of a level expanded together, so the whole level's candidates are one
+    batch of the net's one kernel (no kernel of its own to compile)."""
+    probs, classes = net.probabilities_and_classes(rows)
+    ties = np.zeros(len(rows), np.int64)
+    if ply == 0:
+        return probs, ties
+    nodes = np.flatnonzero(classes > C_BEAROFF2)         # the others are known exactly
+    if nodes.size:
+        probs[nodes], ties[nodes] = _expand(net, rows[nodes], ply, n_threads)
+    return probs, ties
+
+
+def _expand(net, nodes, ply, n_threads):
+    """The ``ply``-ply values of ``nodes`` (k, 26), each searched (docs/engine.md
+    section 1): the 21 rolls' moves, the best of each by its 0-ply score (the first best),
+    the child evaluated at ply - 1 from the other side; and the ties met."""
+    k = len(nodes)
+    boards = np.repeat(nodes, N_ROLLS, axis=0)
+    dice = np.tile(ROLLS.astype(np.int64), (k, 1))
+    res, off = legal_moves_rows(boards, dice, n_threads)
+    opp = np.ascontiguousarray(-res[:, ::-1])                # each result, opponent on roll
+    q, cls = net.probabilities_and_classes(opp)
+    score = mover_scores(q)
+    counts = np.diff(off)
+    seg = np.repeat(np.arange(len(counts)), counts)
+    top = np.maximum.reduceat(score, off[:-1])
+    at_top = np.flatnonzero(score == top[seg])
+    first = at_top[np.unique(seg[at_top], return_index=True)[1]]     # one per pair
+    # a tie counts where the choice can matter: on the last level (the child's value is
+    # its 0-ply probabilities) only between results with different probabilities
+    other = at_top[at_top != first[seg[at_top]]]
+    if ply > 1:
+        tied = np.bincount(seg[other], minlength=len(counts)) > 0
+    else:
+        differs = (q[other] != q[first[seg[other]]]).any(axis=1)
+        tied = np.bincount(seg[other], weights=differs, minlength=len(counts)) > 0
+    child = q[first]
+    child_ties = np.zeros(len(first), np.int64)
+    if ply > 1:
+        deeper = np.flatnonzero(cls[first] > C_BEAROFF2)
+        if deeper.size:
+            child[deeper], child_ties[deeper] = _expand(net, opp[first[deeper]], ply - 1,
+                                                        n_threads)
+    values = (_swap(child).reshape(k, N_ROLLS, 5) * _WEIGHTS[None, :, None]).sum(axis=1) / 36.0
+    ties = (tied.astype(np.int64) + child_ties).reshape(k, N_ROLLS).sum(axis=1)
+    return values, ties

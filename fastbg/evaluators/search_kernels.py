@@ -1,27 +1,20 @@
-"""n-ply evaluation as numba kernels: GNU Backgammon's look-ahead over any evaluator.
+"""n-ply evaluation of numba plug-in evaluators: GNU Backgammon's look-ahead as a kernel.
 
-The definition (docs/engine.md section 1; gnubg's ``EvaluatePositionFull``): a position
-with the player on roll is worth, at ``ply`` p > 0, the average over the 21 rolls
-(weight 1/36 a double, 2/36 otherwise) of the position after the move he plays with that
-roll, evaluated at p - 1 from the opponent's side and turned back to his. The move played
-is the one with the best 0-ply score (the mover's cubeless equity of the result, the
-first best in move-generation order). A position the evaluator knows exactly is not
-searched: the game is over, or (gnubg net) both sides are in the two-sided bear-off table.
+The definition is docs/engine.md section 1 (gnubg's ``EvaluatePositionFull``): a position
+with the player on roll is worth, at ``ply`` p > 0, the average over the 21 rolls (weight
+1/36 a double, 2/36 otherwise) of the position after the move he plays with that roll,
+evaluated at p - 1 from the opponent's side and turned back to his. The move played is
+the one with the best 0-ply score (the mover's cubeless equity of the result, the first
+best in move-generation order). A finished game is not searched.
 
-The tree is walked breadth-first one root at a time, level by level (level d holds the
-21^d positions after d moves), so that the work is all "expand a node": generate the
-moves of its 21 rolls, score every candidate, keep each roll's best. The candidates of
-the 21 rolls go to the evaluator as one batch (the gnubg net then fills its vector lanes,
-see :func:`fastbg.evaluators.net_kernels.evaluate_rows`), and the 0-ply probabilities of
-each roll's best result, computed to score it, are the probabilities of the child: the
+This kernel serves any numba ``probs(board, out)`` plug-in (out float64[5], the
+probabilities of the player on roll of board int8[26]); the gnubg net's n-ply runs level
+by level on its one batch kernel instead (:mod:`fastbg.evaluators.search`), so that no
+second kernel compiles the network. The tree is walked breadth-first one root at a time,
+level by level (level d holds the 21^d positions after d moves): "expand a node" generates
+the moves of its 21 rolls, scores every candidate and keeps each roll's best; the
+probabilities of each roll's best result, computed to score it, are the child's, so the
 last level is never evaluated again.
-
-Evaluators: either the gnubg net (``net``, ``bo`` its arrays, see
-:mod:`fastbg.evaluators.net_kernels`; ``plugin`` None) or any numba ``probs(board, out)``
-plug-in (out float64[5], the probabilities of the player on roll of board int8[26]; ``net``
-and ``bo`` None). Each path sits under ``if x is not None`` on its own argument, which
-numba prunes at compile time when that argument is None: one kernel serves both, and a
-run compiles only its own evaluator.
 """
 from collections import namedtuple
 
@@ -29,7 +22,6 @@ import numpy as np
 from numba import njit, prange
 
 from fastbg.constants import BOARD_SIZE, MAX_RESULTS, DIE_MAX, CHECKERS, BAR, OPP_BAR, HOME_TOP
-from fastbg.evaluators import net_kernels as _gn
 from fastbg.jit import HOT
 from fastbg.position import movegen as _mg
 
@@ -135,7 +127,7 @@ def _gen(scr, board, d1, d2, row0):
 
 
 @njit(**HOT)
-def expand(scr, node, child0, leaf_level, net, bo, plugin, nscr):
+def expand(scr, node, child0, leaf_level, plugin):
     """Children of tree row ``node`` at rows child0 .. child0 + 20 (one per roll): the best
     0-ply result of each roll, seen by the opponent (now on roll), with its 0-ply
     probabilities; each child a leaf when ``leaf_level`` or known exactly, else to expand."""
@@ -148,49 +140,27 @@ def expand(scr, node, child0, leaf_level, net, bo, plugin, nscr):
         total += k
         bscore[r] = -1e300
         brow[r] = -1
-    if net is not None:
-        res, cls = nscr.res, nscr.cls
-        for b0 in range(0, total, _gn.ROWS_PER_CALL):
-            b1 = min(total, b0 + _gn.ROWS_PER_CALL)
-            _gn.evaluate_rows(cands, b0, b1, np.bool_(True), net, bo, nscr)
-            for i in range(b0, b1):
-                q = res[i - b0]
-                # the score in gnubg's float32, as its move choice ranks them
-                s = np.float64(_gn._mover_equity(q))
-                scr.cand_score[i] = s
-                for o in range(N_OUT):
-                    scr.cand_probs[i, o] = q[o]
-                r = roll_of[i]
-                if s > bscore[r]:
-                    bscore[r] = s
-                    brow[r] = i
-                    c = child0 + r
-                    for o in range(N_OUT):
-                        scr.probs[c, o] = q[o]
-                    scr.state[c] = NODE_LEAF if leaf_level or cls[i - b0] <= _gn.C_BEAROFF2 \
-                        else NODE_EXPAND
-    if plugin is not None:
-        tmp, p5 = scr.tmp, scr.p5
-        for i in range(total):
-            flip_into(cands[i], tmp)
-            if opponent_off(tmp):
-                over_probs(tmp, p5)
-                known = True
-            else:
-                plugin(tmp, p5)
-                known = False
-            s = mover_equity(p5)
-            scr.cand_score[i] = s
+    tmp, p5 = scr.tmp, scr.p5
+    for i in range(total):
+        flip_into(cands[i], tmp)
+        if opponent_off(tmp):
+            over_probs(tmp, p5)
+            known = True
+        else:
+            plugin(tmp, p5)
+            known = False
+        s = mover_equity(p5)
+        scr.cand_score[i] = s
+        for o in range(N_OUT):
+            scr.cand_probs[i, o] = p5[o]
+        r = roll_of[i]
+        if s > bscore[r]:
+            bscore[r] = s
+            brow[r] = i
+            c = child0 + r
             for o in range(N_OUT):
-                scr.cand_probs[i, o] = p5[o]
-            r = roll_of[i]
-            if s > bscore[r]:
-                bscore[r] = s
-                brow[r] = i
-                c = child0 + r
-                for o in range(N_OUT):
-                    scr.probs[c, o] = p5[o]
-                scr.state[c] = NODE_LEAF if leaf_level or known else NODE_EXPAND
+                scr.probs[c, o] = p5[o]
+            scr.state[c] = NODE_LEAF if leaf_level or known else NODE_EXPAND
     _count_ties(scr, total, leaf_level)
     for r in range(N_ROLLS):
         flip_into(cands[brow[r]], scr.nodes[child0 + r])
@@ -221,30 +191,22 @@ def _count_ties(scr, total, leaf_level):
 
 
 @njit(**HOT)
-def root_probs(scr, net, bo, plugin, nscr, out):
+def root_probs(scr, plugin, out):
     """0-ply probabilities of tree row 0 into out; True when it must be searched."""
-    searched = True
-    if net is not None:
-        _gn.evaluate_rows(scr.nodes, 0, 1, np.bool_(False), net, bo, nscr)
-        for o in range(N_OUT):
-            out[o] = nscr.res[0, o]
-        searched = nscr.cls[0] > _gn.C_BEAROFF2
-    if plugin is not None:
-        if opponent_off(scr.nodes[0]):
-            over_probs(scr.nodes[0], out)
-            searched = False
-        else:
-            plugin(scr.nodes[0], out)
-    return searched
+    if opponent_off(scr.nodes[0]):
+        over_probs(scr.nodes[0], out)
+        return False
+    plugin(scr.nodes[0], out)
+    return True
 
 
 @njit(**HOT)
-def search_tree(board, ply, net, bo, plugin, scr, nscr, out):
+def search_tree(board, ply, plugin, scr, out):
     """The ``ply``-ply probabilities of ``board`` (player on roll) into out float64[5]."""
     for i in range(BOARD_SIZE):
         scr.nodes[0, i] = board[i]
     scr.ties[0] = 0
-    searched = root_probs(scr, net, bo, plugin, nscr, out)
+    searched = root_probs(scr, plugin, out)
     if ply == 0 or not searched:
         return
     scr.state[0] = NODE_EXPAND
@@ -254,7 +216,7 @@ def search_tree(board, ply, net, bo, plugin, scr, nscr, out):
         for node in range(lo, hi):
             c0 = hi + (node - lo) * N_ROLLS
             if scr.state[node] == NODE_EXPAND:
-                expand(scr, node, c0, d + 1 == ply, net, bo, plugin, nscr)
+                expand(scr, node, c0, d + 1 == ply, plugin)
             elif d + 1 < ply:
                 for r in range(N_ROLLS):
                     scr.state[c0 + r] = NODE_UNUSED
@@ -284,13 +246,12 @@ def search_tree(board, ply, net, bo, plugin, scr, nscr, out):
 
 
 @njit(parallel=True, cache=True)
-def probabilities_batch(boards, ply, net, bo, plugin, n_tasks, probs, ties):
+def probabilities_batch(boards, ply, plugin, n_tasks, probs, ties):
     """probs[i] (float64[5]) = the ``ply``-ply probabilities of boards[i], in tasks;
     ties[i] = the move choices of its search that had an exact tie (:func:`_count_ties`)."""
     n = boards.shape[0]
     for t in prange(n_tasks):
         scr = new_scratch(ply)
-        nscr = _gn.new_scratch()
         for i in range(t * n // n_tasks, (t + 1) * n // n_tasks):
-            search_tree(boards[i], ply, net, bo, plugin, scr, nscr, probs[i])
+            search_tree(boards[i], ply, plugin, scr, probs[i])
             ties[i] = scr.ties[0]
