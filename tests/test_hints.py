@@ -122,9 +122,9 @@ def test_nply_bot_plays_hints_choice(net):
 
 
 def test_nply_bot_by_name_plays():
-    r = fastbg.play(4, ("gnubg-1ply", "gnubg"), seed=3)
+    r = fastbg.play(4, ("gnubg-1ply", "pubeval"), seed=3)
     assert r.summary()["games"] == 4
-    assert r.summary()["bots"] == ["gnubg-1ply", "gnubg"]
+    assert r.summary()["bots"] == ["gnubg-1ply", "pubeval"]
 
 
 def test_chunks_give_the_same_lists(net, monkeypatch):
