@@ -79,18 +79,3 @@ def nojit(request, nojit_runs):
     assert name in NOJIT_MODULES, f"add {name} to NOJIT_MODULES in tests/conftest.py"
     return nojit_runs[name]
 
-
-# The test files that evaluate GNU Backgammon's networks run on one worker, one after the
-# other: the networks' kernels then compile once in the run (about a minute on a fresh
-# cache) rather than once in each worker at the same time. Every other file is a group of
-# its own, as --dist loadfile would make it (pyproject.toml: --dist loadgroup).
-GNUBG_NET_FILES = {"test_gnubgnet.py", "test_gnubg.py", "test_search.py", "test_hints.py",
-                   "test_cube_decision.py"}
-
-
-def pytest_collection_modifyitems(items):
-    import pytest
-    for item in items:
-        name = item.path.name
-        group = "gnubg-nets" if name in GNUBG_NET_FILES else str(item.path)
-        item.add_marker(pytest.mark.xdist_group(group))
