@@ -15,8 +15,12 @@ from functools import cached_property
 
 import numpy as np
 
+from fastbg.analysis.cube_actions import cube_efficiency
 from fastbg.constants import BOARD_SIZE
+from fastbg.cube import formulas
+from fastbg.cube.rules import MatchRules, MoneyRules
 from fastbg.cube.formulas import equity_of, swap_sides
+from fastbg.evaluators.nets import gnubg_net
 from fastbg.evaluators.search import check_ply, mover_scores, nply_probabilities
 from fastbg.position.board import validate
 from fastbg.position.ids import read_position
@@ -105,7 +109,6 @@ class Hint(list):
 
 def _net(net):
     if net is None:
-        from fastbg.evaluators.nets import gnubg_net
         return gnubg_net()
     return net
 
@@ -145,7 +148,6 @@ def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None, rul
 def cube_state(info, rules, score, cube, owner, crawford):
     """The cube state a hint ranks under: None (cubeless) or (rules, away, cube, owner,
     crawford), owner seen from the mover; an XGID's ``info`` fills what is not given."""
-    from fastbg.cube.rules import MatchRules, MoneyRules
     if info is not None:
         if rules is None and info.match_length:
             rules = MatchRules(info.match_length)
@@ -189,8 +191,6 @@ _OWNER_VIEW = {None: "centred", "centred": "centred", "on_roll": "unavailable",
 def _cubeful_values(opp_probs, opp_boards, state):
     """The mover's cubeful value of each result: minus (money) or one minus (match) the
     opponent's Janowski value of his own probabilities, at his position's efficiency."""
-    from fastbg.analysis.cube_actions import cube_efficiency
-    from fastbg.cube import formulas
     rules, away, cube, owner, crawford = state
     opp_owner = _OWNER_VIEW[owner]
     out = np.empty(len(opp_probs))
