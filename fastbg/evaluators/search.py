@@ -5,14 +5,12 @@ rolls played with the best 0-ply move, the result evaluated at ``ply - 1``, aver
 the rolls' weights. The evaluator is a :class:`fastbg.GnubgNet` (its batched kernels) or
 any numba ``probs(board, out)`` plug-in, which then gets n-ply for free.
 
->>> import fastbg
->>> from fastbg.evaluators.race_kernels import race_probabilities
->>> from fastbg.evaluators.search import nply_probabilities
->>> import numpy as np
->>> b = np.zeros(26, np.int8); b[[1, 2, 3]] = 2; b[[22, 23, 24]] = -2   # a bear-off race
->>> p1 = nply_probabilities(race_probabilities, b, 1)     # the race formula, 1-ply
->>> p1.shape
-(5,)
+For example, the race formula's plug-in at 1-ply (tests/test_search.py checks this path
+against a plain recursion; each new plug-in compiles the search once per process, a few
+seconds, since plug-ins are not cached on disk)::
+
+    from fastbg.evaluators.race_kernels import race_probabilities
+    p1 = nply_probabilities(race_probabilities, boards, 1)
 """
 import numpy as np
 
