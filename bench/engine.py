@@ -70,12 +70,7 @@ def main(argv=None):
                     help="(position, roll) pairs per repetition for the hint workloads (300)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3, help="interleaved repetitions (3)")
-    ap.add_argument("--quick", action="store_true", help="smoke-size run")
-    ap.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
-    args = ap.parse_args(argv)
-    if args.quick:
-        for k, v in QUICK.items():
-            setattr(args, k, v)
+    args = harness.parse(ap, argv, QUICK)
     if not workloads.have_gnubg():
         sys.exit("gnubg-nn is not installed: pip install 'fastbg[gnubg]'")
     import gnubg_nn

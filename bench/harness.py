@@ -149,3 +149,16 @@ def finish(info, path, report):
         with open(path, "w") as f:
             json.dump({"machine": info, **report}, f, indent=2, default=float)
         print(f"wrote {path}")
+
+
+def parse(ap, argv, quick):
+    """Add ``--quick`` (the settings ``quick``, a dict of option -> value) and ``--json`` to
+    ``ap``, parse ``argv`` and apply ``--quick``."""
+    ap.add_argument("--quick", action="store_true", help="smoke-size run (" + ", ".join(
+        f"--{k.replace('_', '-')} {v}" for k, v in quick.items()) + ")")
+    ap.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
+    args = ap.parse_args(argv)
+    if args.quick:
+        for k, v in quick.items():
+            setattr(args, k, v)
+    return args

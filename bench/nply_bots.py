@@ -45,12 +45,7 @@ def main(argv=None):
     ap.add_argument("--speed-games-2ply", type=int, default=10,
                     help="games timed for gnubg-2ply vs gnubg (10)")
     ap.add_argument("--seed", type=int, default=11)
-    ap.add_argument("--quick", action="store_true", help="smoke-size run")
-    ap.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
-    args = ap.parse_args(argv)
-    if args.quick:
-        for k, v in QUICK.items():
-            setattr(args, k, v)
+    args = harness.parse(ap, argv, QUICK)
     if not workloads.have_gnubg():
         sys.exit("gnubg-nn is not installed: pip install 'fastbg[gnubg]'")
     info = harness.machine("gnubg-nn")
