@@ -141,8 +141,7 @@ def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None, rul
             raise ValueError("no dice: pass dice=(d1, d2), or an XGID that has them")
         dice = info.dice
     cubeful = cube_state(info, rules, score, cube, owner, crawford)
-    return hint_batch(board[None], [dice], ply=ply, filter=filter, net=net, threads=threads,
-                      _cubeful=cubeful)[0]
+    return _hints(board[None], [dice], ply, filter, net, threads, cubeful)[0]
 
 
 def cube_state(info, rules, score, cube, owner, crawford):
@@ -206,15 +205,19 @@ def _cubeful_values(opp_probs, opp_boards, state):
 
 
 def hint_batch(boards, dice, ply=0, filter="gnubg", net=None, threads=None, rules=None,
-               score=None, cube=None, owner=None, crawford=None, _cubeful=False):
+               score=None, cube=None, owner=None, crawford=None):
     """:func:`hint` for many (board, roll) pairs at once: boards (n, 26), dice (n, 2).
 
     All candidates of all pairs go to the evaluator as one batch at 0-ply, and the ones
     looked at more deeply as one n-ply batch. Returns a list of n :class:`Hint`. The cube
     arguments, shared by all pairs, rank cubefully as in :func:`hint`.
     """
-    state = cube_state(None, rules, score, cube, owner, crawford) if _cubeful is False \
-        else _cubeful
+    state = cube_state(None, rules, score, cube, owner, crawford)
+    return _hints(boards, dice, ply, filter, net, threads, state)
+
+
+def _hints(boards, dice, ply, filter, net, threads, state):
+    """:func:`hint_batch` once the cube state is known."""
     ply = check_ply(ply)
     filter = check_choice("filter", filter, FILTERS)
     b = validate(boards)
