@@ -1,4 +1,6 @@
-"""Thread-count control for the numba kernels."""
+"""Thread-count control for the numba kernels, and spans of work on Python threads."""
+import itertools
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numba
@@ -35,3 +37,49 @@ def threads(n=None):
         yield n
     finally:
         numba.set_num_threads(old)
+
+
+_POOLS = {}
+
+
+def _pool(n):
+    """A thread pool of ``n`` workers, made once per size and kept for the process."""
+    pool = _POOLS.get(n)
+    if pool is None:
+        pool = _POOLS[n] = ThreadPoolExecutor(n, thread_name_prefix="fastbg")
+    return pool
+
+
+def run_spans(work, n, threads, tasks_per_thread=4, min_span=256):
+    """Run ``work(lo, hi)`` over spans covering ``0 .. n - 1`` on ``threads`` threads (the
+    calling one and ``threads - 1`` of a pool).
+
+    ``work`` calls a ``nogil`` numba kernel. This is how the gnubg networks run in parallel:
+    a kernel with a ``prange`` loop costs numba a second compilation of everything it
+    calls (the loop body becomes a function of its own, compiled and linked into the
+    kernel: about 11 s of a fresh start for the networks, measured), a thread pool a few
+    microseconds a span. Spans hold at least ``min_span`` units; an exception in a span is
+    raised here once every span has stopped.
+    """
+    spans = max(1, min(threads * tasks_per_thread, n // min_span))
+    if spans == 1 or threads == 1:
+        work(0, n)
+        return
+    bounds = [n * i // spans for i in range(spans + 1)]
+    claim = itertools.count()           # next() is atomic under the GIL: spans are shared out
+
+    def worker():
+        for i in iter(lambda: next(claim), None):
+            if i >= spans:
+                return
+            work(bounds[i], bounds[i + 1])
+
+    pool = _pool(threads - 1)
+    futures = [pool.submit(worker) for _ in range(min(threads - 1, spans - 1))]
+    try:
+        worker()
+    finally:
+        for f in futures:
+            f.exception()           # wait for every span before anything is raised
+    for f in futures:
+        f.result()

@@ -50,7 +50,7 @@ def gnubg_scratch(mod, fill):
 
 def all_contact_inputs(mod, gb, fill, contact250):
     """The contact nets' 250 inputs and non-zero list: ``mod.contact_inputs``, or for the
-    reference the composition gnubgnet's net_inputs made (base, both halves, the
+    reference the composition the network inputs were first made of (base, both halves, the
     contact250 men-off inputs, then the non-zero half inputs)."""
     inp = np.full(250, fill, np.float32)
     nz = np.full(250, -1, np.int64)

@@ -689,13 +689,13 @@ def _half_from(board, mine, theirs_summary, inp, o):
 @njit(**HOT)
 def contact_inputs(gb, inp, nz, contact250):
     """All 250 inputs of the contact / crashed nets ("std250", or "contact250" when
-    ``contact250``: each side's borne-off count overwritten on gnubg's smaller scale), as
-    gnubgnet's net_inputs makes them; returns the number of non-zero inputs, listed in
+    ``contact250``: each side's borne-off count overwritten on gnubg's smaller scale);
+    returns the number of non-zero inputs, listed in
     increasing order in nz.
 
     One call for the whole contact input (few arrays passed: numba counts references
     for each) and the non-zero half inputs listed without a branch per input: 0.29 us a
-    contact position, against 0.44 us for gnubgnet's net_inputs (base_inputs, two
+    contact position, against 0.44 us for the composition it replaced (base_inputs, two
     half_inputs, the men-off inputs, a branch per half input), one thread.
     """
     c = base_inputs(gb, inp, nz)

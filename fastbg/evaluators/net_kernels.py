@@ -47,7 +47,7 @@ other, each in its own numbering, index 24 the bar), built from the interchange 
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from fastbg.evaluators import bearoff_kernels as _bo
 from fastbg.evaluators import simd as _simd
@@ -197,17 +197,9 @@ def classify(gb, binom):
 
 
 @njit(**HOT)
-def net_inputs(ifunc, gb, inp, scr):
-    """Fill ``inp`` with input function ``ifunc`` (IF_*) of ``gb``; the indices of the
-    non-zero inputs go to scr.nz in increasing order, their number is returned."""
-    return inputs_into(ifunc, gb, inp, scr.nz)
-
-
-@njit(**HOT)
 def inputs_into(ifunc, gb, inp, nz):
-    """:func:`net_inputs` with the non-zero list ``nz`` named rather than the scratch tuple
-    (gnubg's hit / roll scratch arrays are no longer needed: the features come from
-    bitmasks)."""
+    """Fill ``inp`` with input function ``ifunc`` (IF_*) of ``gb``; the indices of the
+    non-zero inputs go to ``nz`` in increasing order, their number is returned."""
     if ifunc == IF_RACE:
         return race_inputs(gb, inp, nz)
     return contact_inputs(gb, inp, nz, ifunc == IF_CONTACT250)
@@ -560,12 +552,12 @@ def evaluate_gb(gb, net, bo, scr):
     elif pc == C_BEAROFF1:
         eval_bearoff1(gb, bo, out)
     elif pc == C_RACE:
-        n_nz = net_inputs(ifuncs[NET_RACE], gb, inp, scr)
+        n_nz = inputs_into(ifuncs[NET_RACE], gb, inp, scr.nz)
         forward(net, np.int64(NET_RACE), inp, scr.nz, n_nz, hidden, out)
         race_improvement(gb, out, bo, dummy)
     else:
         k = _net_of(pc, net.n_in)
-        n_nz = net_inputs(ifuncs[k], gb, inp, scr)
+        n_nz = inputs_into(ifuncs[k], gb, inp, scr.nz)
         forward(net, k, inp, scr.nz, n_nz, hidden, out)
     sanity_check(gb, out)
     return pc
@@ -668,22 +660,27 @@ def evaluate_board(b, net, bo, scr, probs):
     return pc
 
 
-@njit(parallel=True, cache=True)
-def probabilities_batch(boards, net, bo, n_tasks, probs, classes):
-    """probs (n, 5) float64 and classes (n,) int8 of interchange boards (n, 26)."""
-    n = boards.shape[0]
-    for t in prange(n_tasks):
-        scr = new_scratch()
-        res, cls = scr.res, scr.cls
-        lo = t * n // n_tasks
-        hi = (t + 1) * n // n_tasks
-        for b0 in range(lo, hi, ROWS_PER_CALL):
-            b1 = min(hi, b0 + ROWS_PER_CALL)
-            evaluate_rows(boards, b0, b1, np.bool_(False), net, bo, scr)
-            for g in range(b0, b1):
-                classes[g] = cls[g - b0]
-                for o in range(N_OUT):
-                    probs[g, o] = res[g - b0, o]
+@njit(nogil=True, cache=True)
+def evaluate_span(rows, lo, hi, swapped, net, bo, probs, classes):
+    """probs[lo:hi] (float64, the float32 outputs widened) and classes[lo:hi] (int8) of
+    interchange boards rows[lo:hi], for the side on roll, or with ``swapped`` for the
+    other side (a move's results: their scores are :func:`_mover_equity` of these).
+
+    The one batch entry point of the networks. It runs without the GIL, on Python threads
+    (:func:`fastbg.parallel.run_spans`), not in a ``prange`` loop: every kernel that holds
+    the networks compiles them again (about 40 s on a 2-core machine), so the evaluators,
+    the move scores, the n-ply search, the bots of lock-step games and the rollouts'
+    variance reduction all come here.
+    """
+    scr = new_scratch()
+    res, cls = scr.res, scr.cls
+    for b0 in range(lo, hi, ROWS_PER_CALL):
+        b1 = min(hi, b0 + ROWS_PER_CALL)
+        evaluate_rows(rows, b0, b1, swapped, net, bo, scr)
+        for g in range(b0, b1):
+            classes[g] = cls[g - b0]
+            for o in range(N_OUT):
+                probs[g, o] = res[g - b0, o]
 
 
 @njit(**HOT)
@@ -710,19 +707,3 @@ def scores(cands, k, net, bo, scr, out):
         evaluate_rows(cands, b0, b1, np.bool_(True), net, bo, scr)
         for i in range(b0, b1):
             out[i] = _mover_equity(res[i - b0])
-
-
-@njit(parallel=True, cache=True)
-def scores_batch(cands, net, bo, n_tasks, out):
-    """out[i] = the score of cands[i] (m, 26) as in :func:`scores`, in parallel tasks."""
-    m = cands.shape[0]
-    for t in prange(n_tasks):
-        scr = new_scratch()
-        res = scr.res
-        lo = t * m // n_tasks
-        hi = (t + 1) * m // n_tasks
-        for b0 in range(lo, hi, ROWS_PER_CALL):
-            b1 = min(hi, b0 + ROWS_PER_CALL)
-            evaluate_rows(cands, b0, b1, np.bool_(True), net, bo, scr)
-            for i in range(b0, b1):
-                out[i] = _mover_equity(res[i - b0])

@@ -26,11 +26,11 @@ import numpy as np
 
 from fastbg.evaluators import bearoff as _bearoff
 from fastbg.evaluators import net_kernels as _k
-from fastbg.evaluators.search import check_ply, nply_probabilities
+from fastbg.evaluators.search import check_ply, mover_scores, nply_probabilities
 from fastbg.cube.formulas import equity_of
 from fastbg.position.board import validate
 from fastbg.constants import BOARD_SIZE
-from fastbg.parallel import resolve_threads, threads as _threads
+from fastbg.parallel import resolve_threads, run_spans
 
 INSTALL_HINT = ("GNU Backgammon's network weights were not found: install them with "
                 "pip install 'fastbg[gnubg]' (package gnubg-nn), or pass the path of a "
@@ -42,7 +42,6 @@ _DEFAULT_INPUTS = {"race": "race", "crashed": "std250", "contact": "std250"}
 _NET_INDEX = {"race": _k.NET_RACE, "crashed": _k.NET_CRASHED, "contact": _k.NET_CONTACT}
 CLASS_NAMES = ("over", "bearoff2", "bearoff1", "race", "crashed", "contact")
 
-_TASKS_PER_THREAD = 4
 
 
 class WeightsError(ValueError):
@@ -209,15 +208,22 @@ class GnubgNet:
     def _run(self, boards):
         b = validate(boards)
         rows = np.ascontiguousarray(b.reshape(-1, BOARD_SIZE))
+        return (b,) + self.evaluate_rows(rows)
+
+    def evaluate_rows(self, rows, swapped=False):
+        """(probabilities (m, 5) float64, classes (m,) int8) of valid C-contiguous int8
+        boards ``rows`` (m, 26), unchecked (the callers inside fastbg have checked them):
+        for the side on roll, or with ``swapped`` for the other side. All threads run the
+        networks' one kernel (:func:`fastbg.evaluators.net_kernels.evaluate_span`)."""
         m = rows.shape[0]
         probs = np.empty((m, _k.N_OUT), np.float64)
         classes = np.empty(m, np.int8)
         if m:
-            n = resolve_threads(self.threads)
-            tasks = max(1, min(m, n * _TASKS_PER_THREAD))
-            with _threads(n):
-                _k.probabilities_batch(rows, self.arrays, self.bearoff, tasks, probs, classes)
-        return b, probs, classes
+            flag = np.bool_(swapped)
+            run_spans(lambda lo, hi: _k.evaluate_span(rows, lo, hi, flag, self.arrays,
+                                                      self.bearoff, probs, classes),
+                      m, resolve_threads(self.threads))
+        return probs, classes
 
     def probabilities(self, boards, ply=0):
         """(n, 5) float64 (or (5,) for one board): win, win gammon, win backgammon, lose
@@ -256,14 +262,12 @@ class GnubgNet:
         b = validate(results)
         if b.ndim != 2:
             raise ValueError(f"scores takes a batch of shape (m, {BOARD_SIZE}); got {b.shape}")
-        rows = np.ascontiguousarray(b)
-        out = np.empty(rows.shape[0], np.float64)
-        if rows.shape[0]:
-            n = resolve_threads(self.threads)
-            tasks = max(1, min(rows.shape[0], n * _TASKS_PER_THREAD))
-            with _threads(n):
-                _k.scores_batch(rows, self.arrays, self.bearoff, tasks, out)
-        return out
+        return self.scores_rows(np.ascontiguousarray(b))
+
+    def scores_rows(self, rows):
+        """:meth:`scores` of valid C-contiguous int8 results (m, 26), unchecked (for
+        fastbg's own callers: the results of its move generator)."""
+        return mover_scores(self.evaluate_rows(rows, swapped=True)[0])
 
     def bot(self):
         """This net as a bot for :func:`fastbg.play` (0-ply, best cubeless equity)."""

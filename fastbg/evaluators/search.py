@@ -105,7 +105,7 @@ def _gnubg_values(net, rows, ply, n_threads):
     """(probabilities, ties) of rows (k, 26) at ``ply`` with the gnubg net, level by level:
     every node of a level expanded together, so the whole level's candidates are one
     batch of the net's one kernel (no kernel of its own to compile)."""
-    probs, classes = net.probabilities_and_classes(rows)
+    probs, classes = net.evaluate_rows(rows)
     ties = np.zeros(len(rows), np.int64)
     if ply == 0:
         return probs, ties
@@ -124,7 +124,7 @@ def _expand(net, nodes, ply, n_threads):
     dice = np.tile(ROLLS.astype(np.int64), (k, 1))
     res, off = legal_moves_rows(boards, dice, n_threads)
     opp = np.ascontiguousarray(-res[:, ::-1])                # each result, opponent on roll
-    q, cls = net.probabilities_and_classes(opp)
+    q, cls = net.evaluate_rows(opp)
     score = mover_scores(q)
     counts = np.diff(off)
     seg = np.repeat(np.arange(len(counts)), counts)
