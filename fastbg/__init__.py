@@ -18,6 +18,9 @@ from fastbg.sim.matches import play_matches
 from fastbg.sim.results import GameResults, MatchResults
 from fastbg.cube.strategies import JanowskiCube
 from fastbg.jobs.rollouts import rollout, RolloutResult
+from fastbg.jobs.decision_rollouts import (rollout_moves, rollout_cube, MoveRollout,
+                                           MoveRolloutRow, CubeRollout)
+from fastbg.jobs.position_files import rollout_many, ManyRollouts, read_positions
 from fastbg.evaluators.nets import gnubg_net, GnubgNet
 from fastbg.analysis.hints import hint, hint_batch, Hint, Candidate
 from fastbg.analysis.cube_actions import cube_decision, cube_decisions, CubeDecision
@@ -43,4 +46,6 @@ __all__ = [
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
     "gnubg_net", "GnubgNet", "JournalError", "hint", "hint_batch", "Hint", "Candidate",
     "cube_decision", "cube_decisions", "CubeDecision",
+    "rollout_moves", "rollout_cube", "MoveRollout", "MoveRolloutRow", "CubeRollout",
+    "rollout_many", "ManyRollouts", "read_positions",
 ]

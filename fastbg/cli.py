@@ -1,5 +1,6 @@
 """The ``fastbg`` command line: ``fastbg --help`` lists the commands."""
 import json
+import pathlib
 import time
 
 try:
@@ -294,11 +295,25 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
 
 
 @main.command("rollout")
-@click.argument("position")
+@click.argument("position", required=False)
+@click.option("--dice", default=None,
+              help="Roll out the candidate moves of this roll (e.g. 3-1): a move rollout.")
+@click.option("--moves", "moves_text", default=None,
+              help="With --dice: the best N moves by hint (a number), or moves in notation "
+                   "separated by ';' (default: every legal move).")
+@click.option("--cube-decision", is_flag=True,
+              help="Roll out the cube decision of the player on roll: no double and "
+                   "double/take on common dice (money unless --match).")
+@click.option("--positions", "positions_path", type=click.Path(exists=True, dir_okay=False),
+              help="Roll out every position of this file (one Position ID or XGID a line; "
+                   "blank lines and # comments skipped), one JSON line each in --out.")
 @click.option("--trials", default=1296, show_default=True, type=click.IntRange(1),
               help="Number of trials (multiples of 1,296 use the quasi-random dice fully).")
-@click.option("--bot", default="pubeval", show_default=True,
-              help="Bot playing both sides: random, pubeval, greedy, gnubg.")
+@click.option("--bot", default=None,
+              help="Bot playing both sides: random, pubeval, greedy, gnubg, gnubg-1ply ... "
+                   "[default: gnubg when its networks are installed, else pubeval]")
+@click.option("--ply", type=click.IntRange(0, 3), default=None,
+              help="Play with the gnubg networks at this ply (0: gnubg, 1: gnubg-1ply ...).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1))
 @click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
 @click.option("--rotate/--no-rotate", default=True, show_default=True,
@@ -312,8 +327,9 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
 @click.option("--money", is_flag=True, help="Also estimate the cubeful money equity.")
 @click.option("--match", "match_length", type=click.IntRange(1), default=None,
               help="Also estimate the match-winning chance (an XGID gives the score).")
-@click.option("--cube", "cube_text", default="race,race", show_default=True,
-              help="Cube strategies for the cubeful estimate.")
+@click.option("--cube", "cube_text", default=None,
+              help="Cube strategies after the first move, two names: never, race, gnubg "
+                   "[default: gnubg,gnubg for a cube decision with the gnubg bot, else race,race]")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False),
               help="Append results to this file as chunks finish (JSON lines).")
 @click.option("--resume", is_flag=True, help="Continue the rollout saved in --out.")
@@ -322,41 +338,84 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the estimates as JSON.")
-def rollout_command(position, trials, bot, seed, threads, rotate, truncate, variance_reduction,
-                    evaluator, money, match_length, cube_text, out_path, resume, chunk_size,
-                    progress, json_path):
-    """Roll out POSITION: a gnubg Position ID or an XGID, the player on roll to roll.
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True),
+              help="With --positions: also write one CSV row per position.")
+def rollout_command(position, dice, moves_text, cube_decision, positions_path, trials, bot,
+                    ply, seed, threads, rotate, truncate, variance_reduction, evaluator, money,
+                    match_length, cube_text, out_path, resume, chunk_size, progress,
+                    json_path, csv_path):
+    """Roll out POSITION (a gnubg Position ID or an XGID), a decision, or a file of them.
 
-    Prints the five cubeless probabilities, the cubeless equity and, with --money or
-    --match, the cubeful estimate, each with its standard error. With --out the results
-    are appended chunk by chunk; after Ctrl-C or a crash, --resume continues and gives
-    exactly the figures of an uninterrupted run. Ctrl-C stops within about a second and
-    exits with status 130.
+    Without --dice or --cube-decision: POSITION with the player on roll still to roll;
+    prints the five cubeless probabilities, the cubeless equity and, with --money or
+    --match, the cubeful estimate, each with its standard error. --dice rolls out the
+    candidate moves of that roll on common dice (a table like GNU Backgammon's: equity,
+    its error, the difference from the best and its paired error); --cube-decision rolls
+    out no double and double/take. --positions FILE rolls out every position of a file.
+    With --out the results are appended chunk by chunk; after Ctrl-C or a crash, --resume
+    continues and gives exactly the figures of an uninterrupted run. Ctrl-C stops within
+    about a second and exits with status 130.
 
     \b
     Examples:
       fastbg rollout 4HPwATDgc/ABMA --trials 100000
+      fastbg rollout 4HPwATDgc/ABMA --dice 3-1 --moves 5
+      fastbg rollout 4HPwATDgc/ABMA --cube-decision --trials 2592
+      fastbg rollout --positions positions.txt --trials 1296 --out rollouts.jsonl
       fastbg rollout 4HPwATDgc/ABMA --trials 12960 --out r.jsonl   (Ctrl-C, then --resume)
       fastbg rollout "XGID=-BBABBBbB---c-----B-babcb-:0:0:1:00:2:1:0:5:10" --match 5
     """
     import fastbg
+    from fastbg.sim.bots import strongest_bot
+    modes = sum(map(bool, (dice, cube_decision, positions_path)))
+    if modes > 1:
+        raise click.UsageError("choose one of --dice, --cube-decision and --positions")
+    if (position is None) != bool(positions_path):
+        raise click.UsageError("give a POSITION, or --positions FILE (not both)")
+    if moves_text and not dice:
+        raise click.UsageError("--moves needs --dice")
     if money and match_length:
         raise click.UsageError("choose --money or --match, not both")
     if resume and not out_path:
         raise click.UsageError("--resume needs --out")
+    if ply is not None:
+        if bot is not None:
+            raise click.UsageError("choose --bot or --ply, not both")
+        bot = "gnubg" if ply == 0 else f"gnubg-{ply}ply"
+    if bot is None:
+        bot = strongest_bot()
+        click.echo(f"bot: {bot} (the strongest installed; choose another with --bot)",
+                   err=True)
     rules = None
     if money:
         rules = fastbg.MoneyRules()
     elif match_length:
         rules = fastbg.MatchRules(match_length)
+    cube = _cube_strategies(cube_text, bot, cube_decision)
+    common = dict(trials=trials, bot=bot, seed=seed, truncate=truncate, rotate=rotate,
+                  variance_reduction=variance_reduction, evaluator=evaluator, threads=threads,
+                  progress=progress, chunk_size=chunk_size)
     t0 = time.perf_counter()
     try:
-        res = fastbg.rollout(position, trials=trials, bot=bot, seed=seed, rules=rules,
-                             truncate=truncate, rotate=rotate,
-                             variance_reduction=variance_reduction, evaluator=evaluator,
-                             cube=_pair(cube_text, "--cube"), threads=threads,
-                             progress=progress, out=out_path, resume=resume,
-                             chunk_size=chunk_size)
+        if dice:
+            moves = None
+            if moves_text:
+                moves = (int(moves_text) if moves_text.strip().isdigit()
+                         else [m.strip() for m in moves_text.split(";")])
+            res = fastbg.rollout_moves(position, _parse_dice(dice), moves=moves, rules=rules,
+                                       cube=cube or ("race", "race"), out=out_path,
+                                       resume=resume, **common)
+        elif cube_decision:
+            res = fastbg.rollout_cube(position, rules=rules, cube=cube, out=out_path,
+                                      resume=resume, **common)
+        elif positions_path:
+            common.pop("progress")
+            res = fastbg.rollout_many(pathlib.Path(positions_path), rules=rules,
+                                      cube=cube or ("race", "race"), out=out_path,
+                                      resume=resume, progress=progress, **common)
+        else:
+            res = fastbg.rollout(position, rules=rules, cube=cube or ("race", "race"),
+                                 out=out_path, resume=resume, **common)
     except (ValueError, TypeError, ImportError, FileExistsError) as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:
@@ -364,15 +423,38 @@ def rollout_command(position, trials, bot, seed, threads, rotate, truncate, vari
                      "to keep what finishes")
     dt = time.perf_counter() - t0
     click.echo(res.table())
-    click.echo(f"time             {dt:.2f} s ({res.trials / dt:,.0f} trials/s)")
+    done = len(res.records) if positions_path else res.trials
+    unit = "positions" if positions_path else "trials"
+    click.echo(f"time             {dt:.2f} s ({done / dt:,.1f} {unit}/s)")
     if json_path:
         d = res.to_dict()
         d["seconds"] = dt
         with open(json_path, "w") as f:
             json.dump(d, f, indent=2)
+    if csv_path:
+        if not positions_path:
+            raise click.UsageError("--csv goes with --positions")
+        res.to_csv(csv_path)
     if res.partial:
-        _interrupted(res.trials, trials, "trials", out_path,
-                     "run it again with --out FILE to keep the chunks that finish")
+        total = res.settings["positions"] if positions_path else trials
+        _interrupted(done, total, unit, out_path,
+                     "run it again with --out FILE to keep what finishes")
+
+
+def _cube_strategies(text, bot, cube_decision):
+    """The --cube pair: names, "gnubg" for the gnubg networks' strategy; None: the default
+    (gnubg's for a cube decision with the gnubg bot)."""
+    if text is None:
+        return None
+    import fastbg
+    names = _pair(text, "--cube")
+    if "gnubg" not in names:
+        return names
+    try:
+        strategy = fastbg.gnubg_net().cube()
+    except FileNotFoundError as exc:
+        raise click.ClickException(str(exc)) from None
+    return tuple(strategy if n == "gnubg" else n for n in names)
 
 
 def _pair(text, option):

@@ -75,8 +75,8 @@ def _without_time(d):
 
 
 def test_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
-    args = ["rollout", "4HPwATDgc/ABMA", "--trials", "64800", "--chunk", "648", "--seed", "5",
-            "--threads", "1", "--no-progress", "--out", "r.jsonl"]
+    args = ["rollout", "4HPwATDgc/ABMA", "--bot", "pubeval", "--trials", "64800", "--chunk",
+            "648", "--seed", "5", "--threads", "1", "--no-progress", "--out", "r.jsonl"]
     path = tmp_path / "r.jsonl"
     out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
     recs = _check_interrupted(out, err, rc, path, 100)
@@ -85,10 +85,44 @@ def test_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
     done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume", "--json", "r.json"],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    want = fastbg.rollout("4HPwATDgc/ABMA", trials=64800, chunk_size=648, seed=5)
+    want = fastbg.rollout("4HPwATDgc/ABMA", trials=64800, chunk_size=648, seed=5,
+                          bot="pubeval")
     got = json.loads((tmp_path / "r.json").read_text())
     assert _without_time(got) == json.loads(json.dumps(want.to_dict()))
     assert fastbg.RolloutResult.load(path).to_dict() == want.to_dict()
+
+
+def test_move_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
+    args = ["rollout", "4HPwATDgc/ABMA", "--dice", "3-1", "--moves", "8/5 6/5;24/21 6/5",
+            "--bot", "pubeval", "--trials", "12960", "--chunk", "324", "--seed", "5",
+            "--threads", "1", "--no-progress", "--out", "m.jsonl"]
+    path = tmp_path / "m.jsonl"
+    out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
+    _check_interrupted(out, err, rc, path, 40)
+    done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume", "--json", "m.json"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    want = fastbg.rollout_moves("4HPwATDgc/ABMA", (3, 1), moves=["8/5 6/5", "24/21 6/5"],
+                                trials=12960, chunk_size=324, seed=5, bot="pubeval")
+    got = json.loads((tmp_path / "m.json").read_text())
+    assert _without_time(got) == json.loads(json.dumps(want.to_dict()))
+
+
+def test_positions_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
+    ids = [fastbg.position_id(b) for b in fastbg.legal_moves(fastbg.START, (6, 5))] * 4
+    (tmp_path / "p.txt").write_text("\n".join(ids) + "\n")
+    args = ["rollout", "--positions", "p.txt", "--bot", "pubeval", "--trials", "1296",
+            "--seed", "5", "--threads", "1", "--no-progress", "--out", "p.jsonl"]
+    path = tmp_path / "p.jsonl"
+    out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
+    _check_interrupted(out, err, rc, path, len(ids))
+    done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    recs = _records(path)
+    assert [r["index"] for r in recs] == list(range(len(ids)))
+    want = fastbg.rollout(ids[-1], trials=1296, seed=5, bot="pubeval").to_dict()
+    assert {k: recs[-1][k] for k in want} == json.loads(json.dumps(want))
 
 
 def test_play_ctrl_c_then_resume_is_bit_identical(tmp_path):
@@ -146,7 +180,7 @@ def test_python_api_ctrl_c_returns_the_finished_chunks(tmp_path):
     script = textwrap.dedent("""
         import json, fastbg
         r = fastbg.rollout("4HPwATDgc/ABMA", trials=64800, chunk_size=648, seed=2,
-                           threads=1, out="r.jsonl")
+                           threads=1, out="r.jsonl", bot="pubeval")
         print(json.dumps({"partial": r.partial, "trials": r.trials}))
     """)
     path = tmp_path / "r.jsonl"

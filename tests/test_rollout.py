@@ -33,6 +33,13 @@ from reference.movegen import make_board
 START_ID = "4HPwATDgc/ABMA"
 
 
+def rollout(position, **kw):
+    """fastbg.rollout with the bot these tests were written for, pubeval, unless another is
+    named (the default is the strongest installed bot, gnubg with the gnubg extra)."""
+    kw.setdefault("bot", "pubeval")
+    return fastbg.rollout(position, **kw)
+
+
 def board(mine, theirs):
     """int8 board from {point: count}: the mover's in his numbering, the opponent's in HIS own
     (``board({6: 1}, {1: 1})``: the mover on his 6-point, the opponent on his ace)."""
@@ -73,7 +80,7 @@ def race():
 def test_rollout_matches_exact_dp(mine, theirs, rotate, vr):
     b = board(mine, theirs)
     exact = exact_probabilities(b)
-    res = fastbg.rollout(b, trials=5184, seed=21, rotate=rotate, variance_reduction=vr,
+    res = rollout(b, trials=5184, seed=21, rotate=rotate, variance_reduction=vr,
                          evaluator="race" if vr else None)
     assert res.trials == 5184 and not res.partial
     assert_within_3se(res, exact, (mine, theirs, rotate, vr))
@@ -89,7 +96,7 @@ def test_any_bot_hits_the_exact_value_with_variance_reduction(mine, theirs, bot)
     b = board(mine, theirs)
     exact = exact_probabilities(b)
     for vr in (False, True):
-        res = fastbg.rollout(b, trials=2592, seed=13, bot=bot, variance_reduction=vr,
+        res = rollout(b, trials=2592, seed=13, bot=bot, variance_reduction=vr,
                              evaluator="race")
         assert_within_3se(res, exact, (bot, vr))
 
@@ -101,13 +108,13 @@ def test_known_value_27_of_36():
     # The first roll decides the game, and every aligned 36 trials hold each first roll
     # once: with rotation the estimate is exact, whatever the seed and chunking.
     for seed, chunk in ((0, 1296), (5, 100), (2**64 - 1, 37)):
-        res = fastbg.rollout(b, trials=36 * 40, seed=seed, chunk_size=chunk)
+        res = rollout(b, trials=36 * 40, seed=seed, chunk_size=chunk)
         assert res.probabilities == [0.75, 0.0, 0.0, 0.0, 0.0], seed
         assert res.equity == 0.5
-    res = fastbg.rollout(b, trials=36 * 40, seed=3, rotate=False)
+    res = rollout(b, trials=36 * 40, seed=3, rotate=False)
     assert_within_3se(res, (F(27, 36), 0, 0, 0, 0))
     assert res.probabilities[0] != 0.75          # plain dice are not stratified
-    res = fastbg.rollout(b, trials=36 * 40, seed=3, variance_reduction=True, evaluator="race")
+    res = rollout(b, trials=36 * 40, seed=3, variance_reduction=True, evaluator="race")
     assert res.probabilities[0] == pytest.approx(0.75, abs=1e-12)
 
 
@@ -118,9 +125,9 @@ def test_first_two_rolls_stratified_in_rollout():
     b = board({2: 2}, {2: 2})
     assert exact_probabilities(b)[0] == F(259, 324)
     for seed, chunk in ((1, 1296), (9, 500)):
-        res = fastbg.rollout(b, trials=2592, seed=seed, chunk_size=chunk)
+        res = rollout(b, trials=2592, seed=seed, chunk_size=chunk)
         assert res.probabilities[0] == 259 / 324
-    res = fastbg.rollout(b, trials=2592, seed=1, rotate=False)
+    res = rollout(b, trials=2592, seed=1, rotate=False)
     assert res.probabilities[0] != 259 / 324
 
 
@@ -180,24 +187,24 @@ RACE = board({12: 2, 9: 2, 8: 3, 6: 4, 5: 2, 4: 2}, {12: 1, 10: 2, 8: 3, 7: 2, 6
                                 {"truncate": 7, "evaluator": "race"}],
                          ids=["plain", "vr", "truncated"])
 def test_reproducible_and_thread_independent(kw):
-    runs = [fastbg.rollout(RACE, trials=1296, seed=4, threads=t, **kw).to_dict()
+    runs = [rollout(RACE, trials=1296, seed=4, threads=t, **kw).to_dict()
             for t in (1, 2, None)]
     assert runs[0] == runs[1] == runs[2]
-    other = fastbg.rollout(RACE, trials=1296, seed=5, **kw)
+    other = rollout(RACE, trials=1296, seed=5, **kw)
     assert other.equity != runs[0]["equity"]
 
 
 def test_chunk_size_changes_no_game():
     """The trials are the same whatever the chunks; sums are per chunk, so only float
     rounding may differ (integer outcomes: not even that)."""
-    a = fastbg.rollout(START_ID, trials=2592, seed=8)
-    b = fastbg.rollout(START_ID, trials=2592, seed=8, chunk_size=500)
+    a = rollout(START_ID, trials=2592, seed=8)
+    b = rollout(START_ID, trials=2592, seed=8, chunk_size=500)
     da, db = a.to_dict(), b.to_dict()
     assert da.pop("settings")["chunk_size"] == 1296 and db.pop("settings")["chunk_size"] == 500
     assert da == db
     kw = {"trials": 2592, "seed": 8, "variance_reduction": True, "evaluator": "race"}
-    a = fastbg.rollout(RACE, **kw)
-    b = fastbg.rollout(RACE, chunk_size=700, **kw)
+    a = rollout(RACE, **kw)
+    b = rollout(RACE, chunk_size=700, **kw)
     np.testing.assert_allclose(a.probabilities + [a.equity], b.probabilities + [b.equity],
                                rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(a.probabilities_se + [a.equity_se],
@@ -216,7 +223,7 @@ def _lines(path):
 def test_resume_after_crash_is_bit_identical(tmp_path, kw):
     args = dict(trials=1296, seed=3, chunk_size=324, **kw)
     full = tmp_path / "full.jsonl"
-    want = fastbg.rollout(RACE, out=str(full), **args)
+    want = rollout(RACE, out=str(full), **args)
     lines = _lines(full)
     assert len(lines) == 1 + 4 + 1 and lines[-1] == ""      # header, 4 chunks, final newline
     assert json.loads(lines[0])["settings"] == want.settings
@@ -224,15 +231,15 @@ def test_resume_after_crash_is_bit_identical(tmp_path, kw):
         crashed = tmp_path / f"crash{cut_chunks}.jsonl"
         half = lines[1 + cut_chunks][: len(lines[1 + cut_chunks]) // 2]
         crashed.write_text("\n".join(lines[: 1 + cut_chunks]) + "\n" + half)
-        got = fastbg.rollout(RACE, out=str(crashed), resume=True, **args)
+        got = rollout(RACE, out=str(crashed), resume=True, **args)
         assert got.to_dict() == want.to_dict(), cut_chunks
         assert crashed.read_text() == full.read_text()      # the file is whole again
     # A finished file resumes to the same figures, playing nothing.
-    again = fastbg.rollout(RACE, out=str(full), resume=True, **args)
+    again = rollout(RACE, out=str(full), resume=True, **args)
     assert again.to_dict() == want.to_dict()
     # Resume of a file that does not exist yet simply starts it.
     fresh = tmp_path / "fresh.jsonl"
-    assert fastbg.rollout(RACE, out=str(fresh), resume=True, **args).to_dict() == want.to_dict()
+    assert rollout(RACE, out=str(fresh), resume=True, **args).to_dict() == want.to_dict()
 
 
 def _interrupting(fail_at):
@@ -252,12 +259,12 @@ def test_ctrl_c_leaves_a_valid_file_and_resume_finishes(tmp_path):
     # Truncated trials call the evaluator once per chunk: Ctrl-C in the third chunk.
     args = dict(trials=2000, seed=6, chunk_size=500, truncate=9)
     path = tmp_path / "r.jsonl"
-    part = fastbg.rollout(RACE, out=str(path), evaluator=_interrupting(3), **args)
+    part = rollout(RACE, out=str(path), evaluator=_interrupting(3), **args)
     assert part.partial and part.trials == 1000
     recs = [json.loads(x) for x in _lines(path) if x]
     assert recs[0]["job"] == "rollout" and [r["lo"] for r in recs[1:]] == [0, 500]
-    got = fastbg.rollout(RACE, out=str(path), resume=True, evaluator=_interrupting(None), **args)
-    want = fastbg.rollout(RACE, evaluator=_interrupting(None), **args)
+    got = rollout(RACE, out=str(path), resume=True, evaluator=_interrupting(None), **args)
+    want = rollout(RACE, evaluator=_interrupting(None), **args)
     assert not got.partial and got.to_dict() == want.to_dict()
 
 
@@ -269,15 +276,15 @@ def test_ctrl_c_leaves_a_valid_file_and_resume_finishes(tmp_path):
 def test_resume_with_other_settings_is_refused(tmp_path, change, name):
     path = tmp_path / "r.jsonl"
     base = dict(trials=1296, seed=3, chunk_size=648)
-    fastbg.rollout(RACE, out=str(path), **base)
+    rollout(RACE, out=str(path), **base)
     before = path.read_text()
     with pytest.raises(ValueError, match=name):
-        fastbg.rollout(RACE, out=str(path), resume=True, **{**base, **change})
+        rollout(RACE, out=str(path), resume=True, **{**base, **change})
     assert path.read_text() == before
     other = tmp_path / "junk.jsonl"
     other.write_text("not json\n")
     with pytest.raises(ValueError, match="not a fastbg rollout file"):
-        fastbg.rollout(RACE, out=str(other), resume=True, **base)
+        rollout(RACE, out=str(other), resume=True, **base)
 
 
 # ---- truncation and variance reduction ------------------------------------------------------
@@ -287,20 +294,20 @@ def test_resume_with_other_settings_is_refused(tmp_path, change, name):
 def test_truncate_zero_is_the_evaluator(position, vr):
     b = fastbg.position.ids.board_from_position_id(position) if isinstance(position, str) else position
     want = race_probabilities(b)
-    res = fastbg.rollout(position, trials=100, truncate=0, evaluator="race",
+    res = rollout(position, trials=100, truncate=0, evaluator="race",
                          variance_reduction=vr)
     # The mean of equal values: exact up to the rounding of sum / n.
     np.testing.assert_allclose(res.probabilities, want, rtol=1e-14, atol=1e-16)
     np.testing.assert_allclose(res.probabilities_se + [res.equity_se], 0.0, atol=1e-9)
     # A function works as the evaluator too.
-    res = fastbg.rollout(position, trials=10, truncate=0, evaluator=race_evaluator())
+    res = rollout(position, trials=10, truncate=0, evaluator=race_evaluator())
     np.testing.assert_allclose(res.probabilities, want, rtol=1e-14, atol=1e-16)
 
 
 @pytest.mark.parametrize("position", [START_ID, RACE])
 def test_truncation_past_the_game_end_changes_nothing(position):
-    plain = fastbg.rollout(position, trials=1296, seed=2).to_dict()
-    long = fastbg.rollout(position, trials=1296, seed=2, truncate=10_000,
+    plain = rollout(position, trials=1296, seed=2).to_dict()
+    long = rollout(position, trials=1296, seed=2, truncate=10_000,
                           evaluator="race").to_dict()
     s1, s2 = plain.pop("settings"), long.pop("settings")
     assert plain == long
@@ -308,15 +315,15 @@ def test_truncation_past_the_game_end_changes_nothing(position):
 
 
 def test_truncated_estimate_is_near_the_full_one_in_a_race():
-    full = fastbg.rollout(RACE, trials=2592, seed=2)
-    cut = fastbg.rollout(RACE, trials=2592, seed=2, truncate=8, evaluator="race")
+    full = rollout(RACE, trials=2592, seed=2)
+    cut = rollout(RACE, trials=2592, seed=2, truncate=8, evaluator="race")
     assert abs(full.equity - cut.equity) < 0.15
     assert cut.equity_se < full.equity_se        # a smooth evaluator ends part of the luck
 
 
 def test_variance_reduction_lowers_the_error_in_a_race():
-    plain = fastbg.rollout(RACE, trials=2592, seed=11)
-    vr = fastbg.rollout(RACE, trials=2592, seed=11, variance_reduction=True, evaluator="race")
+    plain = rollout(RACE, trials=2592, seed=11)
+    vr = rollout(RACE, trials=2592, seed=11, variance_reduction=True, evaluator="race")
     assert vr.equity_se < 0.5 * plain.equity_se
     assert vr.probabilities_se[0] < 0.5 * plain.probabilities_se[0]
     # Both estimate the same thing (same bot): within 3 joint standard errors.
@@ -326,24 +333,24 @@ def test_variance_reduction_lowers_the_error_in_a_race():
 # ---- positions in other notations -----------------------------------------------------------
 
 def test_position_id_board_and_xgid_give_the_same_rollout():
-    by_board = fastbg.rollout(fastbg.START, trials=1296, seed=7).to_dict()
-    by_id = fastbg.rollout(START_ID, trials=1296, seed=7).to_dict()
+    by_board = rollout(fastbg.START, trials=1296, seed=7).to_dict()
+    by_id = rollout(START_ID, trials=1296, seed=7).to_dict()
     assert by_board == by_id
     for turn in ("bottom", "top"):
         x = xgid(fastbg.START, turn=turn)
-        by_x = fastbg.rollout(x, trials=1296, seed=7).to_dict()
+        by_x = rollout(x, trials=1296, seed=7).to_dict()
         assert by_x.pop("settings")["position"] == x
         assert by_x == {k: v for k, v in by_id.items() if k != "settings"}
     # A race given as an XGID (top on roll) is the same board.
     x = xgid(RACE, turn="top")
-    assert (fastbg.rollout(x, trials=1296, seed=7).probabilities
-            == fastbg.rollout(RACE, trials=1296, seed=7).probabilities)
+    assert (rollout(x, trials=1296, seed=7).probabilities
+            == rollout(RACE, trials=1296, seed=7).probabilities)
 
 
 # ---- cubeful money and match ----------------------------------------------------------------
 
 def test_cubeful_money_is_sane():
-    res = fastbg.rollout(START_ID, trials=2592, seed=1, rules=fastbg.MoneyRules())
+    res = rollout(START_ID, trials=2592, seed=1, rules=fastbg.MoneyRules())
     assert res.cubeful is not None and 0 < res.cubeful_se < 0.1
     assert abs(res.cubeful) < 0.5 and abs(res.cubeful - res.equity) < 0.3
     assert "cubeful equity" in res.table() and "cubeful" in res.ci95()
@@ -353,13 +360,13 @@ def test_cubeful_money_without_cube_action_is_the_cubeless_score():
     """With both cube strategies 'never', the cubeful trials are the cubeless ones scored in
     points: the equity itself without the Jacoby rule, wins minus losses with it."""
     kw = dict(trials=2592, seed=2, cube=("never", "never"))
-    res = fastbg.rollout(START_ID, rules=fastbg.MoneyRules(jacoby=False), **kw)
+    res = rollout(START_ID, rules=fastbg.MoneyRules(jacoby=False), **kw)
     assert res.cubeful == pytest.approx(res.equity, abs=1e-12)
-    res = fastbg.rollout(START_ID, rules=fastbg.MoneyRules(jacoby=True), **kw)
+    res = rollout(START_ID, rules=fastbg.MoneyRules(jacoby=True), **kw)
     assert res.cubeful == pytest.approx(2 * res.probabilities[0] - 1, abs=1e-12)
     # Per unit of the initial cube: a cube of 2 owned by the opponent (who never redoubles).
     x = xgid(fastbg.START, cube_value=2, cube_owner="top")
-    res2 = fastbg.rollout(x, rules=fastbg.MoneyRules(jacoby=False), **kw)
+    res2 = rollout(x, rules=fastbg.MoneyRules(jacoby=False), **kw)
     assert res2.cubeful == pytest.approx(res2.equity, abs=1e-12)
     assert res2.settings["initial_cube"] == 2
 
@@ -368,7 +375,7 @@ def test_cubeful_money_in_a_decided_ending():
     """6-point against the ace with a cube of 2 the opponent owns: the mover cannot double,
     the first roll decides, and rotation makes the estimate exact: +1/2 per unit."""
     x = xgid(board({6: 1}, {1: 1}), cube_value=2, cube_owner="top")
-    res = fastbg.rollout(x, trials=1296, seed=4, rules=fastbg.MoneyRules())
+    res = rollout(x, trials=1296, seed=4, rules=fastbg.MoneyRules())
     assert res.cubeful == 0.5 and res.equity == 0.5
 
 
@@ -382,23 +389,23 @@ def _mwc_from_probs(p, away0, away1):
 def test_match_rollout_at_a_score():
     # Bottom (on roll) has 2, top 3 in a 5-point match: 3-away, 2-away.
     x = xgid(fastbg.START, match_length=5, score_bottom=2, score_top=3)
-    res = fastbg.rollout(x, trials=2592, seed=1, rules=fastbg.MatchRules(5))
+    res = rollout(x, trials=2592, seed=1, rules=fastbg.MatchRules(5))
     assert 0 <= res.cubeful <= 1 and 0 < res.cubeful_se < 0.05
     assert abs(res.cubeful - fastbg.met.equity(3, 2)) < 0.1
     assert res.settings["match"] and "match-winning chance" in res.table()
     # Without cube action the winning chance follows from the five probabilities.
-    nc = fastbg.rollout(x, trials=2592, seed=1, rules=fastbg.MatchRules(5),
+    nc = rollout(x, trials=2592, seed=1, rules=fastbg.MatchRules(5),
                         cube=("never", "never"))
     assert nc.cubeful == pytest.approx(_mwc_from_probs(nc.probabilities, 3, 2), abs=1e-12)
     # Top on roll: the scores are seen from the player on roll.
     xt = xgid(fastbg.START, match_length=5, score_bottom=2, score_top=3, turn="top")
-    nt = fastbg.rollout(xt, trials=2592, seed=1, rules=fastbg.MatchRules(5),
+    nt = rollout(xt, trials=2592, seed=1, rules=fastbg.MatchRules(5),
                         cube=("never", "never"))
     assert nt.cubeful == pytest.approx(_mwc_from_probs(nt.probabilities, 2, 3), abs=1e-12)
     with pytest.raises(ValueError, match="5"):
-        fastbg.rollout(x, trials=36, rules=fastbg.MatchRules(7))
+        rollout(x, trials=36, rules=fastbg.MatchRules(7))
     with pytest.raises(ValueError, match="money"):
-        fastbg.rollout(xgid(fastbg.START), trials=36, rules=fastbg.MatchRules(5))
+        rollout(xgid(fastbg.START), trials=36, rules=fastbg.MatchRules(5))
 
 
 def test_truncated_match_rollout_stays_a_probability():
@@ -406,17 +413,17 @@ def test_truncated_match_rollout_stays_a_probability():
     every trial's match-winning chance, truncated or not, lies in [0, 1]."""
     x = xgid(board({6: 1}, {1: 15}), match_length=5, score_bottom=4, score_top=2,
              crawford=True)
-    full = fastbg.rollout(x, trials=1296, rules=fastbg.MatchRules(5))
+    full = rollout(x, trials=1296, rules=fastbg.MatchRules(5))
     assert full.cubeful == 1.0
     for t in (0, 1):
-        cut = fastbg.rollout(x, trials=1296, rules=fastbg.MatchRules(5), truncate=t,
+        cut = rollout(x, trials=1296, rules=fastbg.MatchRules(5), truncate=t,
                              evaluator="race")
         assert 0.0 <= cut.cubeful <= 1.0, (t, cut.cubeful)
 
 
 def test_match_rollout_of_a_position_id_plays_at_0_0():
     """A Position ID (or board) carries no score: the match rollout is at 0-0."""
-    res = fastbg.rollout(START_ID, trials=1296, seed=1, rules=fastbg.MatchRules(5),
+    res = rollout(START_ID, trials=1296, seed=1, rules=fastbg.MatchRules(5),
                          cube=("never", "never"))
     assert res.cubeful == pytest.approx(_mwc_from_probs(res.probabilities, 5, 5), abs=1e-12)
 
@@ -437,7 +444,7 @@ def test_match_rollout_of_a_position_id_plays_at_0_0():
 ])
 def test_bad_arguments(kw, fragment):
     with pytest.raises(ValueError, match=fragment):
-        fastbg.rollout(START_ID, **{"trials": 36, **kw})
+        rollout(START_ID, **{"trials": 36, **kw})
 
 
 @pytest.mark.parametrize("position", [
@@ -446,12 +453,12 @@ def test_bad_arguments(kw, fragment):
 ])
 def test_bad_positions(position):
     with pytest.raises(ValueError):
-        fastbg.rollout(position, trials=36)
+        rollout(position, trials=36)
 
 
 def test_evaluator_must_be_callable():
     with pytest.raises(TypeError):
-        fastbg.rollout(START_ID, trials=36, truncate=3, evaluator=3)
+        rollout(START_ID, trials=36, truncate=3, evaluator=3)
 
 
 # ---- the command line -----------------------------------------------------------------------
@@ -461,7 +468,8 @@ from fastbg.cli import main  # noqa: E402
 
 
 def cli(*args):
-    return click_testing.CliRunner().invoke(main, ["rollout", *map(str, args)])
+    bot = () if "--bot" in args else ("--bot", "pubeval")
+    return click_testing.CliRunner().invoke(main, ["rollout", *map(str, args), *bot])
 
 
 def test_cli_rollout_table_and_json(tmp_path):
@@ -470,7 +478,7 @@ def test_cli_rollout_table_and_json(tmp_path):
     assert res.exit_code == 0, res.output
     assert "cubeless equity" in res.output and "trials     1,296" in res.output
     d = json.loads(out.read_text())
-    api = fastbg.rollout(START_ID, trials=1296, seed=1).to_dict()
+    api = rollout(START_ID, trials=1296, seed=1).to_dict()
     assert {k: d[k] for k in api} == json.loads(json.dumps(api))
     res = cli(START_ID, "--trials", 1296, "--no-progress", "--money")
     assert res.exit_code == 0 and "cubeful equity" in res.output, res.output
@@ -517,6 +525,6 @@ def test_xgid_with_dice_or_pending_double_is_refused():
     """A rollout starts with the player on roll still to roll."""
     from fastbg.position.ids import xgid
     with pytest.raises(ValueError, match="still to roll"):
-        fastbg.rollout(xgid(fastbg.START, dice=(3, 1)), trials=36)
+        rollout(xgid(fastbg.START, dice=(3, 1)), trials=36)
     with pytest.raises(ValueError, match="MatchRules"):
-        fastbg.rollout(xgid(fastbg.START, match_length=5), trials=36, rules=fastbg.MoneyRules())
+        rollout(xgid(fastbg.START, match_length=5), trials=36, rules=fastbg.MoneyRules())

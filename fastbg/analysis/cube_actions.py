@@ -206,7 +206,7 @@ class CubeDecision:
         return ("nd", "dp", "dt") if self.take else ("nd", "dt", "dp")
 
 
-def _action(nd, taken, dp, take, beaver, redouble, optional_pass):
+def proper_cube_action(nd, taken, dp, take, beaver, redouble, optional_pass):
     """``(double, action)``: whether to double and GNU Backgammon's name of the proper cube
     action in lower case (its ``FindBestCubeDecision`` and ``GetCubeRecommendation``).
 
@@ -372,7 +372,7 @@ def _decide(p, x, ply, st):
     # gnubg: a double/pass is optional only with a gammon to play for and the gammon
     # counting (match play, a cube already owned, or no Jacoby rule).
     gammons_count = st.away is not None or st.owner == ON_ROLL or not rules.jacoby
-    double, action = _action(nd, taken, dp, take, beaver, st.owner == ON_ROLL,
+    double, action = proper_cube_action(nd, taken, dp, take, beaver, st.owner == ON_ROLL,
                              p[1] > 0.0 and gammons_count)
     optimal = (taken if take else dp) if double else nd
     return CubeDecision(

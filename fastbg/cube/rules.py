@@ -83,3 +83,15 @@ def rules_dict(rules):
     if not isinstance(rules, (MoneyRules, MatchRules)):
         raise TypeError(f"rules must be MoneyRules, MatchRules or None, got {type(rules).__name__}")
     return rules.to_dict()
+
+
+def rules_from_dict(data):
+    """The rules :func:`rules_dict` wrote (None for cubeless play)."""
+    if data is None:
+        return None
+    fields = {k: v for k, v in data.items() if k != "type"}
+    if data.get("type") == "money":
+        return MoneyRules(**fields)
+    if data.get("type") == "match":
+        return MatchRules(**fields)
+    raise ValueError(f"not a rules record: {data!r}")

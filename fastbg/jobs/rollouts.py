@@ -32,6 +32,7 @@ from fastbg.position.ids import position_id, read_position
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
 from fastbg.progress import progress_bar
 from fastbg.sim import game_kernels as _play
+from fastbg.sim.bots import strongest_bot
 from fastbg.sim.games import open_journal, play_chunk
 from fastbg.sim.results import Results
 from fastbg.sim.setup import job_setup
@@ -104,11 +105,14 @@ class RolloutResult(Results):
         return "\n".join(rows)
 
 
-def _cube_state(info, rules):
-    """(initial cube value, owner 0/1 or None, score, crawford game) for the cubeful run."""
+def rollout_cube_state(info, rules, dice_allowed=False):
+    """(initial cube value, owner 0/1 or None, score, crawford game) for the cubeful run
+    from an XGID's ``info`` (None: a centred cube at 0-0). ``dice_allowed``: the XGID may
+    hold the dice (a move rollout), else the player on roll is still to roll."""
     if info is None:
         return 1, None, ((0, 0) if rules is not None and rules.is_match else None), False
-    if info.dice is not None or info.double_offered or info.beavered or info.raccooned:
+    if info.double_offered or info.beavered or info.raccooned or (
+            info.dice is not None and not dice_allowed):
         raise ValueError("rollout takes a position with the player on roll still to roll: "
                          "this XGID has dice rolled or a double pending")
     owner = {"on_roll": 0, "opponent": 1, None: None}[info.cube_owner_relative]
@@ -129,14 +133,16 @@ def _cube_state(info, rules):
     return info.cube_value, owner, score, crawford
 
 
-def rollout(position, trials=1296, bot="pubeval", seed=0, rules=None, truncate=None,
+def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
             rotate=True, variance_reduction=False, evaluator=None, cube=("race", "race"),
             threads=None, progress=False, out=None, resume=False, chunk_size=DEFAULT_CHUNK):
     """Roll ``position`` out ``trials`` times and return a :class:`RolloutResult`.
 
     position  : a board (player on roll, not yet rolled), a gnubg Position ID, or an XGID
                 (whose cube and score are used for the cubeful part).
-    bot       : the bot playing both sides (name or plug-in, see :func:`fastbg.play`).
+    bot       : the bot playing both sides (name or plug-in, see :func:`fastbg.play`);
+                default the strongest installed: "gnubg" with its networks (the gnubg
+                extra), else "pubeval" (:func:`fastbg.sim.bots.strongest_bot`).
     rules     : None (cubeless only), MoneyRules or MatchRules: adds the cubeful estimate,
                 played with the two ``cube`` strategies.
     truncate  : stop trials after this many plies and score them with ``evaluator``.
@@ -148,18 +154,18 @@ def rollout(position, trials=1296, bot="pubeval", seed=0, rules=None, truncate=N
                 bit-identical to an uninterrupted run.
 
     >>> import fastbg
-    >>> r = fastbg.rollout("4HPwATDgc/ABMA", trials=1296, seed=1)
+    >>> r = fastbg.rollout("4HPwATDgc/ABMA", trials=1296, seed=1, bot="pubeval")
     >>> abs(r.equity) < 0.25 and r.trials == 1296
     True
     """
     board, info = read_position(position, "rollout")
+    if bot is None:
+        bot = strongest_bot()
     trials = check_int("trials", trials, 1)
     chunk_size = check_int("chunk_size", chunk_size, 1)
-    if (truncate is not None or variance_reduction) and evaluator is None:
-        raise ValueError("truncation and variance reduction need an evaluator "
-                         "(evaluator='race', 'gnubg' or a function boards -> probabilities)")
-    evaluate = _resolve_evaluator(evaluator)
-    value, owner, score, crawford = _cube_state(info, rules)
+    check_rollout_options(truncate, variance_reduction, evaluator)
+    evaluate = resolve_evaluator(evaluator)
+    value, owner, score, crawford = rollout_cube_state(info, rules)
     # "reroll": ply 0 takes the counter-based roll of the trial (there is no opening throw).
     common = dict(bots=(bot, bot), seed=seed, threads=threads, start=(board, 0),
                   opening="reroll", truncate=truncate, rotate=rotate)
@@ -182,26 +188,37 @@ def rollout(position, trials=1296, bot="pubeval", seed=0, rules=None, truncate=N
     chunks = {} if journal is None else {rec["lo"]: rec for rec in journal.records}
     bar = progress_bar(trials, progress, "trial", f"rollout with {cubeless.names[0]}",
                        initial=sum(rec["hi"] - rec["lo"] for rec in chunks.values()))
-    partial = False
+    partial = run_grid(trials, chunk_size, chunks, journal, bar, lambda lo, hi: {
+        "sums": _chunk(cubeless, cubeful, lo, hi, evaluate, variance_reduction, rules, score,
+                       value)})
+    return _result(chunks, _journal.canonical(settings), partial)
+
+
+def run_grid(trials, chunk_size, chunks, journal, bar, compute):
+    """The chunk loop of a rollout job: trials on a fixed grid of ``chunk_size`` (so a
+    resumed run plays the same chunks), ``compute(lo, hi)`` -> the chunk's record fields,
+    each record appended to ``journal`` (when given) and put in ``chunks`` (by ``lo``) as
+    one step. Chunks already in ``chunks`` are skipped. Returns True when Ctrl-C stopped
+    the loop: the interrupted chunk is never recorded; the journal is closed either way.
+    """
     try:
         for lo in range(0, trials, chunk_size):
             if lo in chunks:
                 continue
             hi = min(trials, lo + chunk_size)
-            rec = {"lo": lo, "hi": hi, "sums": _chunk(cubeless, cubeful, lo, hi, evaluate,
-                                                     variance_reduction, rules, score, value)}
+            rec = {"lo": lo, "hi": hi, **compute(lo, hi)}
             with _journal.interrupts_held():     # on disk and in memory, or neither
                 if journal is not None:
                     journal.append(rec)
                 chunks[lo] = rec
             bar.update(hi - lo)
     except KeyboardInterrupt:
-        partial = True          # the interrupted chunk was never recorded
+        return True
     finally:
         bar.close()
         if journal is not None:
             journal.close()
-    return _result(chunks, _journal.canonical(settings), partial)
+    return False
 
 
 def _chunk_checker(settings):
@@ -228,7 +245,15 @@ def _name(evaluator):
     return getattr(evaluator, "__name__", type(evaluator).__name__)
 
 
-def _resolve_evaluator(evaluator):
+def check_rollout_options(truncate, variance_reduction, evaluator):
+    """ValueError when truncation or variance reduction has no evaluator."""
+    if (truncate is not None or variance_reduction) and evaluator is None:
+        raise ValueError("truncation and variance reduction need an evaluator "
+                         "(evaluator='race', 'gnubg' or a function boards -> probabilities)")
+
+
+def resolve_evaluator(evaluator):
+    """The evaluator function of a name ('race', 'gnubg', 'gnubg-nn') or a function."""
     if evaluator is None:
         return None
     if isinstance(evaluator, str):
@@ -276,9 +301,21 @@ def _outcome_probs(winner, kind):
 
 
 def _chunk(cubeless, cubeful, lo, hi, evaluate, vr, rules, score, value):
-    """Per-trial values of trials lo..hi-1, summed: {name: [sum, sum of squares]}.
+    """Per-trial values of trials lo..hi-1, summed: {name: [sum, sum of squares]}."""
+    values = trial_values(cubeless, cubeful, lo, hi, evaluate, vr, rules, score, value)
+    return {k: [math.fsum(v), math.fsum(v * v)] for k, v in values.items()}
 
-    A KeyboardInterrupt passes through: the caller records only whole chunks."""
+
+def trial_values(cubeless, cubeful, lo, hi, evaluate, vr, rules, score, value,
+                 cubeful_only=False):
+    """The values of trials lo..hi-1 for player 0: {name: float64 (n,)} for the five
+    probabilities (:data:`OUTPUTS`), ``"equity"`` and, with ``cubeful`` (the setup of the
+    same trials with the cube), ``"cubeful"`` (money: per unit of ``value``; match: the
+    match-winning chance); with ``cubeful_only`` just ``"cubeful"``, of the setup
+    ``cubeless``. A KeyboardInterrupt passes through: the caller records only whole
+    chunks."""
+    if cubeful_only:
+        return {"cubeful": _cubeful_values(cubeless, lo, hi, evaluate, rules, score, value)}
     if vr:
         probs = _vr_trials(cubeless, lo, hi, evaluate)
     else:
@@ -288,7 +325,7 @@ def _chunk(cubeless, cubeful, lo, hi, evaluate, vr, rules, score, value):
     values["equity"] = equity_of(probs)
     if cubeful is not None:
         values["cubeful"] = _cubeful_values(cubeful, lo, hi, evaluate, rules, score, value)
-    return {k: [math.fsum(v), math.fsum(v * v)] for k, v in values.items()}
+    return values
 
 
 def _trial_probs(outcome, final, evaluate):
@@ -342,6 +379,8 @@ def _vr_trials(st, lo, hi, evaluate):
     corr = np.zeros((n, 5))
     truncate = st.gcfg[_play.G_TRUNCATE]
     policy = int(st.bots.policies[0])
+    net = st.nets[0]
+    bots = st.bots._replace(gnet=None, gbo=None)        # choose_segments without the networks
     rolls = np.asarray(ROLLS, np.int64)
     with _threads(st.n_threads):
         while True:
@@ -362,8 +401,13 @@ def _vr_trials(st, lo, hi, evaluate):
             res, off = _legal_moves_rows(b21, d21, st.n_threads)
             games21 = np.repeat(live, len(rolls))
             choice = np.zeros(m * len(rolls), np.int64)
-            _play.choose_segments(policy, seed, game0, games21, ply, b21, res, off, st.bots,
-                                  choice)
+            if net is not None:
+                # the gnubg bot's choice from the networks' batch kernel (the evaluator's
+                # kernel too: one compilation of the networks for the whole rollout)
+                _play.segment_best(net.scores_rows(res), off, choice)
+            else:
+                _play.choose_segments(policy, seed, game0, games21, ply, b21, res, off, bots,
+                                      choice)
             chosen = res[off[:-1] + choice]
             v_mover = _mover_values(chosen, evaluate)                  # (m * 21, 5)
             v_mover = v_mover.reshape(m, len(rolls), 5)

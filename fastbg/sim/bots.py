@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 from fastbg.sim import policy_kernels as _pol
 
+EVALUATOR = _pol.EVALUATOR
 BUILTIN = {"random": _pol.RANDOM, "pubeval": _pol.PUBEVAL, "greedy": _pol.GREEDY,
            "gnubg": _pol.GNUBG}
 
@@ -114,7 +115,7 @@ def resolve(bot):
                          "('gnubg', 'gnubg-1ply', 'gnubg-2ply' with the gnubg extra; "
                          "'gnubg-nn' for gnubg-nn's own choice), or a ScorerBot / "
                          "EvaluatorBot")
-    net = _gnubg_net_of(bot)
+    net = gnubg_net_of(bot)
     if net is not None:
         return ResolvedBot(_pol.GNUBG, None, None, getattr(bot, "name", "gnubg"))
     if isinstance(bot, ScorerBot):
@@ -136,6 +137,17 @@ def _extra_bot(key):
     return None
 
 
+def strongest_bot():
+    """The strongest bot available, the default of rollouts: ``"gnubg"`` when GNU
+    Backgammon's networks are installed (the gnubg extra), else ``"pubeval"``."""
+    from fastbg.evaluators.nets import gnubg_net
+    try:
+        gnubg_net()
+    except FileNotFoundError:
+        return "pubeval"
+    return "gnubg"
+
+
 def nply_bot(ply, net=None):
     """GNU Backgammon's checker play at ``ply`` (1..3) as an :class:`EvaluatorBot`: the best
     move of :func:`fastbg.hint` with the gnubg filter (gnubg-nn's ``best_move(n=ply)``),
@@ -143,7 +155,7 @@ def nply_bot(ply, net=None):
     the installed networks (``"gnubg-1ply"``, ``"gnubg-2ply"``, ``"gnubg-3ply"`` by name)."""
     from fastbg.analysis.hints import NplyScorer
     if net is None:
-        net = _gnubg_net_of("gnubg")
+        net = gnubg_net_of("gnubg")
     if ply == 0:
         return net.bot()
     return EvaluatorBot(NplyScorer(net, ply), name=f"gnubg-{ply}ply")
@@ -161,7 +173,7 @@ def gnubg_nn_bot():
     return EvaluatorBot(gnubg_nn.evaluate, name="gnubg-nn")
 
 
-def _gnubg_net_of(bot):
+def gnubg_net_of(bot):
     """The GnubgNet a bot plays with (the installed one for "gnubg"), or None."""
     from fastbg.evaluators.nets import GnubgBot, GnubgNet, gnubg_net
     if isinstance(bot, str):
@@ -181,7 +193,7 @@ def _gnubg_net_of(bot):
 def gnubg_tables(bots):
     """(net arrays, bear-off tables) of the gnubg networks the bots play with, or (None,
     None) when none does: the game kernels are then compiled without the networks."""
-    nets = [n for n in (_gnubg_net_of(b) for b in bots) if n is not None]
+    nets = [n for n in (gnubg_net_of(b) for b in bots) if n is not None]
     if not nets:
         return None, None
     if any(n.arrays is not nets[0].arrays for n in nets[1:]):

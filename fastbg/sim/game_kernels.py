@@ -54,7 +54,8 @@ OPENING_REROLL = 1   # the first player rolls both dice afresh
 
 # gcfg entries.
 (G_START_SIDE, G_USE_START, G_OPENING, G_MAX_PLIES, G_TRUNCATE, G_DEBUG, G_AWAY0, G_AWAY1,
- G_CRAWFORD_GAME, G_CRAWFORD_AFTER, G_CUBE_VALUE, G_CUBE_OWNER, G_SIZE) = range(13)
+ G_CRAWFORD_GAME, G_CRAWFORD_AFTER, G_CUBE_VALUE, G_CUBE_OWNER, G_NO_FIRST_CUBE,
+ G_SIZE) = range(14)
 
 
 Bots = namedtuple("Bots", "policies point extra gnet gbo plugin0 plugin1")
@@ -181,9 +182,11 @@ def start_game(seed, game, start_board, start_side, use_start, board):
 
 
 @njit(**HOT)
-def opening_roll_played(gcfg):
-    """True when ply 0 plays the opening throw, so the first player has already rolled."""
-    return gcfg[G_USE_START] == 0 and gcfg[G_OPENING] == OPENING_USE
+def no_cube_at_ply0(gcfg):
+    """True when nobody may double before ply 0: it plays the opening throw (the first
+    player has already rolled), or the run forbids it (the no-double line of a cube
+    rollout, G_NO_FIRST_CUBE)."""
+    return (gcfg[G_USE_START] == 0 and gcfg[G_OPENING] == OPENING_USE) or gcfg[G_NO_FIRST_CUBE] != 0
 
 
 @njit(**HOT)
@@ -352,7 +355,7 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
     if cube_on and gcfg[G_USE_START] == 0:
         value = opening_stake(cubes, seed, game, ties, value)
     # The opening throw is the first player's roll (docs/rules.md section 2): no cube before it.
-    opens = opening_roll_played(gcfg)
+    opens = no_cube_at_ply0(gcfg)
     # Counters start as np.int64, not a literal 0: a callee given a literal argument is
     # compiled once more for that literal type (numba types the loop before it unifies).
     ply = np.int64(0)
@@ -571,7 +574,7 @@ def lockstep_cube(gcfg, cubes, live, boards, side, ply, value, owner, turned, al
     cfg, strat, xeff, met_pre, met_post = (cubes.cfg, cubes.strategies, cubes.efficiencies,
                                            cubes.met_pre, cubes.met_post)
     cplug0, cplug1 = cubes.plugin0, cubes.plugin1
-    opens = opening_roll_played(gcfg)
+    opens = no_cube_at_ply0(gcfg)
     for j in prange(live.shape[0]):
         g = live[j]
         if ply[g] == 0 and opens:

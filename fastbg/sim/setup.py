@@ -36,6 +36,7 @@ class JobSetup:
     cubes       : :class:`fastbg.sim.game_kernels.Cubes` (rules vector, strategies,
                   efficiencies, match equity tables, probability plug-ins)
     evaluators  : per side, the EvaluatorBot's Python function or None
+    nets        : per side, the GnubgNet a gnubg bot plays with, or None
     gcfg        : int64 game settings vector (``game_kernels.G_*``)
     start_board : int8[26], the first position (the start when none was given)
     rot         : int64 (r, 36) quasi-random dice permutations, r = 0 when off
@@ -48,6 +49,7 @@ class JobSetup:
     bots: tuple
     cubes: tuple
     evaluators: tuple
+    nets: tuple
     gcfg: np.ndarray
     start_board: np.ndarray
     rot: np.ndarray
@@ -73,7 +75,7 @@ class JobSetup:
 
 def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=False,
               rules=None, cube=None, score=None, crawford_game=False, truncate=None,
-              rotate=False, cube_value=1, cube_owner=None):
+              rotate=False, cube_value=1, cube_owner=None, first_cube=True):
     """Validate a run's settings and build its :class:`JobSetup`.
 
     bots          : two bots (names or bot objects, see :mod:`fastbg.sim.bots`)
@@ -89,6 +91,8 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
     truncate      : stop each game after this many plies (None: play to the end)
     rotate        : quasi-random dice on the first two plies (rollouts)
     cube_value, cube_owner : the initial cube (owner 0, 1 or None for centred)
+    first_cube    : False: the player on roll may not double before the first roll (the
+                    no-double line of a cube rollout); the cube plays from the next turn
 
     >>> st = job_setup(bots=("pubeval", "random"), seed=3)
     >>> st.names, st.lockstep
@@ -99,6 +103,12 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
     if not isinstance(bots, (tuple, list)) or len(bots) != 2:
         raise ValueError(f"bots is a pair of bots, got {bots!r}")
     resolved = [_bots.resolve(b) for b in bots]
+    nets = tuple(_bots.gnubg_net_of(b) for b in bots)
+    if any(r.evaluator is not None for r in resolved):
+        # Lock-step games: a gnubg bot scores its candidates in the networks' batch kernel
+        # (the same choice, bit for bit), so the round's kernels compile without them.
+        resolved = [r._replace(code=_bots.EVALUATOR, evaluator=net.scores_rows)
+                    if net is not None else r for r, net in zip(resolved, nets)]
     cfg = _cube_config(rules)
     if cube is None:
         cube = ("never", "never")
@@ -124,8 +134,11 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
     gcfg[_play.G_CRAWFORD_GAME], gcfg[_play.G_CRAWFORD_AFTER] = craw, craw_after
     gcfg[_play.G_CUBE_VALUE] = cube_value
     gcfg[_play.G_CUBE_OWNER] = -1 if cube_owner is None else cube_owner
+    gcfg[_play.G_NO_FIRST_CUBE] = not first_cube
     point, extra = _bots.pubeval_tables()
     gnet, gbo = _bots.gnubg_tables(bots)
+    if any(r.evaluator is not None for r in resolved):
+        gnet = gbo = None
     met_pre, met_post = _met_arrays(rules)
     return JobSetup(
         seed=np.uint64(seed), names=tuple(r.name for r in resolved),
@@ -134,7 +147,7 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         cubes=_play.Cubes(cfg, np.array([c.code for c in cubes], np.int64),
                           np.array([c.x for c in cubes], np.float64), met_pre, met_post,
                           cubes[0].probs, cubes[1].probs),
-        evaluators=tuple(r.evaluator for r in resolved), gcfg=gcfg, start_board=start_board,
+        evaluators=tuple(r.evaluator for r in resolved), nets=nets, gcfg=gcfg, start_board=start_board,
         rot=dice_rotation(seed) if rotate else np.zeros((0, 36), np.int64),
         n_threads=resolve_threads(threads), rules=rules,
         rules_text="cubeless" if rules is None else f"{rules!r}, cube {cubes[0].name}/{cubes[1].name}")

@@ -1,0 +1,579 @@
+"""Rollouts of decisions: the candidate moves of a roll and the cube actions of a position,
+each rolled out on common dice (docs/rollouts.md section 9).
+
+* :func:`rollout_moves`: every candidate move of ``position`` with ``dice`` is rolled out
+  from the position after it, the opponent on roll. Trial i of every candidate is game i
+  of the seed, so all candidates see the same dice (common random numbers): the
+  differences between candidates keep little of the dice luck, and their standard errors
+  come from the paired per-trial differences.
+* :func:`rollout_cube`: the position before the roll rolled out twice on common dice:
+  no double (the player on roll may not double before this roll; both sides' cube
+  strategies play the cube from then on) and double/take (the cube doubled and owned by
+  the opponent); double/pass is known without a rollout.
+
+Every trial plays with :func:`fastbg.rollout`'s machinery (the same bots, quasi-random
+first two rolls, truncation and variance reduction), so a candidate's figures are those
+of ``fastbg.rollout`` of the position after the move, from the other side, with the same
+seed. Results are saved chunk by chunk with ``out=`` and resume bit-identically.
+"""
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from fastbg import journal as _journal
+from fastbg.analysis.cube_actions import proper_cube_action
+from fastbg.analysis.hints import hint
+from fastbg.cube.formulas import swap_sides
+from fastbg.cube.met import mwc_after
+from fastbg.cube.rules import MoneyRules, rules_dict
+from fastbg.position.board import flip
+from fastbg.position.ids import position_id, read_position
+from fastbg.position.moves import legal_moves, validate_dice
+from fastbg.position.notation import move_notation, parse_move
+from fastbg.progress import progress_bar
+from fastbg.sim import game_kernels as _play
+from fastbg.sim.bots import strongest_bot
+from fastbg.sim.games import open_journal
+from fastbg.sim.results import Results
+from fastbg.sim.setup import job_setup
+from fastbg.jobs.rollouts import (DEFAULT_CHUNK, OUTPUTS, check_rollout_options, resolve_evaluator,
+                                  rollout_cube_state, run_grid, trial_values)
+from fastbg.validation import check_int
+
+JOB_MOVES = "rollout_moves"     # the job names in the results files' headers
+JOB_CUBE = "rollout_cube"
+PAIRED = ("equity", "cubeful")  # the estimates whose paired differences are kept
+
+
+# ------------------------------------------------------------------ the lines rolled out
+
+@dataclass
+class _Line:
+    """One thing rolled out: trials from ``start`` (player 0 on roll), their values turned
+    to the decider's view (``other``: player 0 is the decider's opponent), or the fixed
+    values of a move that ends the game."""
+    cubeless: object            # JobSetup, or None for the fixed values / cubeful only
+    cubeful: object             # JobSetup of the same trials with the cube, or None
+    other: bool
+    fixed: dict = None
+    value: int = 1
+
+
+def _values(line, lo, hi, opts):
+    """{name: float64 (hi - lo,)} of ``line``'s trials lo..hi-1, the decider's view."""
+    n = hi - lo
+    if line.fixed is not None:
+        return {k: np.full(n, v) for k, v in line.fixed.items()}
+    rules, score = opts["rules"], opts["score"]
+    if line.cubeless is None:       # a cube line: only its cubeful value is wanted
+        v = trial_values(line.cubeful, None, lo, hi, opts["evaluate"], False, rules, score,
+                         line.value, cubeful_only=True)
+    else:
+        v = trial_values(line.cubeless, line.cubeful, lo, hi, opts["evaluate"], opts["vr"],
+                         rules, score, line.value)
+    if not line.other:
+        return v
+    probs = swap_sides(np.stack([v[k] for k in OUTPUTS], axis=1))
+    out = {k: probs[:, i] for i, k in enumerate(OUTPUTS)}
+    out["equity"] = -v["equity"]
+    if "cubeful" in v:
+        out["cubeful"] = 1.0 - v["cubeful"] if rules.is_match else -v["cubeful"]
+    return out
+
+
+def _chunk(lines, lo, hi, opts):
+    """A chunk's record fields: per line {name: [sum, sum of squares]}, and for the
+    paired estimates the sums of products of every two lines' trials."""
+    values = [_values(line, lo, hi, opts) for line in lines]
+    sums = [{k: [math.fsum(x), math.fsum(x * x)] for k, x in v.items()} for v in values]
+    cross = {}
+    for name in PAIRED:
+        if all(name in v for v in values):
+            m = np.stack([v[name] for v in values])
+            cross[name] = [[math.fsum(m[i] * m[j]) for j in range(len(lines))]
+                           for i in range(len(lines))]
+    return {"sums": sums, "cross": cross}
+
+
+@dataclass
+class _Totals:
+    """The sums of every finished chunk."""
+    n: int
+    sums: list          # per line {name: [sum, sum of squares]}
+    cross: dict         # {name: k x k sums of products}
+
+    def mean_se(self, i, name):
+        s, s2 = self.sums[i][name]
+        return _mean_se(s, s2, self.n)
+
+    def diff_se(self, i, j, name):
+        """Mean and standard error of line i's value minus line j's, trial by trial."""
+        s = self.sums[i][name][0] - self.sums[j][name][0]
+        c = self.cross[name]
+        s2 = c[i][i] + c[j][j] - 2.0 * c[i][j]
+        return _mean_se(s, s2, self.n)
+
+
+def _mean_se(s, s2, n):
+    mean = s / n
+    var = max(0.0, (s2 - n * mean * mean) / (n - 1)) if n > 1 else 0.0
+    return mean, math.sqrt(var / n)
+
+
+def _totals(chunks, k):
+    recs = [chunks[lo] for lo in sorted(chunks)]
+    n = sum(r["hi"] - r["lo"] for r in recs)
+    sums = [{name: [math.fsum(r["sums"][i][name][0] for r in recs),
+                    math.fsum(r["sums"][i][name][1] for r in recs)]
+             for name in (recs[0]["sums"][i] if recs else ())} for i in range(k)]
+    cross = {}
+    for name in (recs[0]["cross"] if recs else {}):
+        cross[name] = [[math.fsum(r["cross"][name][i][j] for r in recs) for j in range(k)]
+                       for i in range(k)]
+    return _Totals(n, sums, cross)
+
+
+def _chunk_checker(settings, k):
+    def check(rec):
+        lo, hi, sums, cross = rec["lo"], rec["hi"], rec["sums"], rec["cross"]
+        size, trials = settings["chunk_size"], settings["trials"]
+        if lo % size or hi != min(trials, lo + size):
+            raise ValueError(f"trials {lo}..{hi} are not a chunk of this rollout")
+        if not isinstance(sums, list) or len(sums) != k or not isinstance(cross, dict):
+            raise ValueError(f"a chunk line holds the sums of {k} lines and their products")
+    return check
+
+
+def _run(job, lines, settings, trials, chunk_size, opts, out, resume, progress, desc):
+    """Roll out ``lines`` on common dice: (totals, partial)."""
+    k = len(lines)
+    journal = open_journal(out, job, settings, resume, _chunk_checker(settings, k))
+    chunks = {} if journal is None else {rec["lo"]: rec for rec in journal.records}
+    bar = progress_bar(trials, progress, "trial", desc,
+                       initial=sum(rec["hi"] - rec["lo"] for rec in chunks.values()))
+    partial = run_grid(trials, chunk_size, chunks, journal, bar,
+                       lambda lo, hi: _chunk(lines, lo, hi, opts))
+    totals = _totals(chunks, k)
+    if totals.n == 0:
+        if partial:
+            raise KeyboardInterrupt         # interrupted before the first chunk finished
+        raise _journal.JournalError("the results file holds no finished chunk yet")
+    return totals, partial or totals.n < trials
+
+
+def _common(bot, seed, threads, truncate, rotate, variance_reduction, evaluator, trials,
+            chunk_size):
+    """The checked settings every decision rollout shares."""
+    bot = strongest_bot() if bot is None else bot
+    trials = check_int("trials", trials, 1)
+    chunk_size = check_int("chunk_size", chunk_size, 1)
+    check_rollout_options(truncate, variance_reduction, evaluator)
+    return bot, trials, chunk_size, resolve_evaluator(evaluator)
+
+
+# ------------------------------------------------------------------ move rollouts
+
+@dataclass
+class MoveRolloutRow:
+    """One candidate of a move rollout, for the player who moves.
+
+    ``move`` its notation, ``board`` the position after it (the mover's view), the five
+    cubeless ``probabilities``, cubeless ``equity``, ``diff`` = equity minus the best
+    candidate's, and with rules ``cubeful`` (money: per unit of the cube; match: the
+    match-winning chance) and ``cubeful_diff``; each with its standard error (``*_se``);
+    differences from the paired per-trial differences of the common dice.
+    """
+    move: str
+    board: list
+    probabilities: list
+    probabilities_se: list
+    equity: float
+    equity_se: float
+    diff: float
+    diff_se: float
+    cubeful: object = None
+    cubeful_se: object = None
+    cubeful_diff: object = None
+    cubeful_diff_se: object = None
+
+
+@dataclass
+class MoveRollout(Results):
+    """The candidates of a move rollout, best first (by cubeful value with rules, else by
+    cubeless equity): a list of :class:`MoveRolloutRow` in ``rows``."""
+    trials: int
+    rows: list
+    settings: dict = field(default_factory=dict)
+    partial: bool = False
+
+    def __getitem__(self, i):
+        return self.rows[i]
+
+    def __len__(self):
+        return len(self.rows)
+
+    @property
+    def best(self):
+        return self.rows[0]
+
+    def summary(self):
+        return asdict(self)
+
+    @classmethod
+    def load(cls, path):
+        """The result held by a move rollout's results file (``out=``), complete or not."""
+        settings, records, _ = _journal.read(path, JOB_MOVES)
+        if settings is None:
+            raise _journal.JournalError(f"{path} holds no move rollout header")
+        return _move_result({r["lo"]: r for r in records}, settings, False)
+
+    def table(self):
+        cubeful = self.rows[0].cubeful is not None
+        match = bool(self.settings.get("match"))
+        head = (f"{self.settings.get('position')} {self.settings.get('dice')}: "
+                f"{self.trials:,} trials a move, bot {self.settings.get('bot')}"
+                + ("  (partial: interrupted)" if self.partial else ""))
+        lines = [head, f"{'#':>3}  {'move':<24} {'win':>6} {'w-g':>6} {'l-g':>6} "
+                       f"{'equity':>8} {'se':>6} {'diff':>8} {'se':>6}"
+                 + (f"  {'MWC' if match else 'cubeful':>8} {'se':>6} {'diff':>8} {'se':>6}"
+                    if cubeful else "")]
+        for i, r in enumerate(self.rows):
+            p = r.probabilities
+            row = (f"{i + 1:>3}. {r.move or 'Cannot move':<24} {p[0]:6.3f} {p[1]:6.3f} "
+                   f"{p[3]:6.3f} {r.equity:+8.4f} {r.equity_se:6.4f} {r.diff:+8.4f} "
+                   f"{r.diff_se:6.4f}")
+            if cubeful:
+                row += (f"  {r.cubeful:+8.4f} {r.cubeful_se:6.4f} {r.cubeful_diff:+8.4f} "
+                        f"{r.cubeful_diff_se:6.4f}")
+            lines.append(row)
+        return "\n".join(lines)
+
+
+def _candidates(board, dice, moves, bot):
+    """The candidate results: all, the top ``moves`` by :func:`fastbg.hint`, or given."""
+    results = legal_moves(board, dice)
+    if moves is None:
+        return list(results)
+    if isinstance(moves, (int, np.integer)) and not isinstance(moves, bool):
+        k = check_int("moves", moves, 1)
+        ply = _bot_ply(bot)
+        return [c.board for c in hint(board, dice, ply=ply)[:k]]
+    if isinstance(moves, str) or not hasattr(moves, "__iter__"):
+        raise TypeError("moves is None (all), a number k (the best k by fastbg.hint) or a "
+                        "list of moves (boards or notation)")
+    out = []
+    legal = {r.tobytes() for r in results}
+    for m in moves:
+        b = parse_move(board, m, dice) if isinstance(m, str) else np.asarray(m, np.int8)
+        if b.shape != (26,) or b.tobytes() not in legal:
+            raise ValueError(f"{m!r} is not a legal move of this position with "
+                             f"{dice[0]}-{dice[1]}")
+        out.append(b.copy())
+    if not out:
+        raise ValueError("moves is an empty list")
+    return out
+
+
+def _bot_ply(bot):
+    """The ply a named n-ply bot plays at (0 for the others)."""
+    from fastbg.sim.bots import NPLY_BOTS
+    return NPLY_BOTS.get(bot.strip().lower(), 0) if isinstance(bot, str) else 0
+
+
+def _over_values(result, rules, score, value, owner):
+    """The fixed values (mover's view) of a move that bears off the last checker."""
+    kind = int(_play.win_kind(result))
+    probs = [1.0, float(kind >= 2), float(kind == 3), 0.0, 0.0]
+    fixed = {k: p for k, p in zip(OUTPUTS, probs)}
+    fixed["equity"] = float(kind)
+    if rules is not None:
+        if rules.is_match:
+            a0, a1 = rules.length - score[0], rules.length - score[1]
+            fixed["cubeful"] = mwc_after(a0, a1, min(a0, kind * value))
+        else:
+            jacoby = rules.jacoby and owner is None
+            fixed["cubeful"] = 1.0 if jacoby else float(kind)
+    return fixed
+
+
+def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0,
+                  rules=None, truncate=None, rotate=True, variance_reduction=False,
+                  evaluator=None, cube=("race", "race"), threads=None, progress=False,
+                  out=None, resume=False, chunk_size=DEFAULT_CHUNK):
+    """Roll out the candidate moves of ``position`` with ``dice``: a :class:`MoveRollout`,
+    best first.
+
+    position : a board (player on roll), a Position ID or an XGID (its dice are used when
+               ``dice`` is None, its cube and score with ``rules``).
+    moves    : None (every legal move), k (the best k of :func:`fastbg.hint` at the bot's
+               ply) or a list of moves (boards after the move, or notation "8/5 6/5").
+    bot      : plays both sides of every trial (default :func:`fastbg.sim.bots.strongest_bot`: the gnubg bot
+               when its networks are installed, else pubeval).
+    The other arguments are those of :func:`fastbg.rollout`. Trial i of every candidate
+    uses the dice of game i of ``seed``.
+
+    >>> import fastbg
+    >>> r = fastbg.rollout_moves(fastbg.START, (3, 1), moves=["8/5 6/5", "24/21 6/5"],
+    ...                          trials=72, bot="pubeval")
+    >>> sorted(row.move for row in r), r[0].diff, r[1].diff <= 0
+    (['24/21 6/5', '8/5 6/5'], 0.0, True)
+    """
+    board, info = read_position(position, "rollout_moves")
+    if dice is None:
+        if info is None or info.dice is None:
+            raise ValueError("no dice: pass dice=(d1, d2), or an XGID that has them")
+        dice = info.dice
+    dice = tuple(int(d) for d in validate_dice(dice))
+    bot, trials, chunk_size, evaluate = _common(bot, seed, threads, truncate, rotate,
+                                                variance_reduction, evaluator, trials,
+                                                chunk_size)
+    value, owner, score, crawford = rollout_cube_state(info, rules, dice_allowed=True)
+    cands = _candidates(board, dice, moves, bot)
+    # After the move the opponent is on roll: player 0 of each candidate's trials; the
+    # mover is player 1 (the cube owner and the score seen from the opponent).
+    opp_owner = None if owner is None else 1 - owner
+    opp_score = None if score is None else (score[1], score[0])
+    lines = []
+    for c in cands:
+        if _play.mover_checkers(c) == 0:
+            lines.append(_Line(None, None, False,
+                               fixed=_over_values(c, rules, score, value, owner)))
+            continue
+        common = dict(bots=(bot, bot), seed=seed, threads=threads, start=(flip(c), 0),
+                      opening="reroll", truncate=truncate, rotate=rotate)
+        cubeless = job_setup(**common)
+        if variance_reduction and (cubeless.lockstep or cubeless.has_plugins):
+            raise ValueError("variance reduction supports the built-in bots")
+        cubeful = None
+        if rules is not None:
+            cubeful = job_setup(**common, rules=rules, cube=cube, score=opp_score,
+                                crawford_game=crawford, cube_value=value,
+                                cube_owner=opp_owner)
+        lines.append(_Line(cubeless, cubeful, True, value=value))
+    names = [move_notation(board, c, dice) for c in cands]
+    settings = {
+        "position": position if isinstance(position, str) else position_id(board),
+        "dice": f"{dice[0]}-{dice[1]}", "moves": names,
+        "candidates": [position_id(c) for c in cands], "trials": trials,
+        "bot": bot if isinstance(bot, str) else getattr(bot, "name", "bot"),
+        "seed": int(seed), "rules": rules_dict(rules), "cube": list(map(str, cube)),
+        "truncate": truncate, "rotate": bool(rotate),
+        "variance_reduction": bool(variance_reduction),
+        "evaluator": evaluator if evaluator is None or isinstance(evaluator, str)
+        else getattr(evaluator, "__name__", type(evaluator).__name__),
+        "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),
+        "initial_cube": value,
+    }
+    opts = {"rules": rules, "score": opp_score, "evaluate": evaluate,
+            "vr": bool(variance_reduction)}
+    totals, partial = _run(JOB_MOVES, lines, settings, trials, chunk_size, opts, out, resume,
+                           progress, f"{len(lines)} moves")
+    return _rank(totals, _journal.canonical(settings), partial, cands)
+
+
+def _move_result(chunks, settings, partial):
+    from fastbg.position.ids import board_from_position_id
+    cands = [board_from_position_id(p) for p in settings["candidates"]]
+    totals = _totals(chunks, len(cands))
+    if totals.n == 0:
+        raise _journal.JournalError("the results file holds no finished chunk yet")
+    return _rank(totals, settings, partial or totals.n < settings["trials"], cands)
+
+
+def _rank(totals, settings, partial, cands):
+    k = len(cands)
+    key = "cubeful" if "cubeful" in totals.sums[0] else "equity"
+    means = [totals.mean_se(i, key)[0] for i in range(k)]
+    order = sorted(range(k), key=lambda i: -means[i])     # stable: move order on ties
+    best = order[0]
+    rows = []
+    for i in order:
+        ps = [totals.mean_se(i, name) for name in OUTPUTS]
+        eq, eq_se = totals.mean_se(i, "equity")
+        d, d_se = totals.diff_se(i, best, "equity")
+        row = MoveRolloutRow(move=settings["moves"][i], board=cands[i].tolist(),
+                             probabilities=[m for m, _ in ps],
+                             probabilities_se=[s for _, s in ps], equity=eq, equity_se=eq_se,
+                             diff=d, diff_se=d_se)
+        if key == "cubeful":
+            row.cubeful, row.cubeful_se = totals.mean_se(i, "cubeful")
+            row.cubeful_diff, row.cubeful_diff_se = totals.diff_se(i, best, "cubeful")
+        rows.append(row)
+    return MoveRollout(trials=totals.n, rows=rows, settings=settings, partial=partial)
+
+
+# ------------------------------------------------------------------ cube rollouts
+
+@dataclass
+class CubeRollout(Results):
+    """A cube decision settled by rollouts, for the player on roll (the doubler).
+
+    ``no_double`` and ``double_take``: rolled out on common dice (money: cubeful equity
+    per unit of the current cube; match: match-winning chance), ``double_pass`` by
+    definition; each with its standard error; ``take_minus_no_double`` (double/take minus
+    no double) and its paired standard error; ``double``, ``take`` and ``action`` (GNU
+    Backgammon's words, as :class:`fastbg.CubeDecision`) from the estimates;
+    ``probabilities`` the cubeless probabilities of the no-double trials.
+    """
+    trials: int
+    no_double: float
+    no_double_se: float
+    double_take: float
+    double_take_se: float
+    double_pass: float
+    take_minus_no_double: float
+    take_minus_no_double_se: float
+    double: bool
+    take: bool
+    action: str
+    probabilities: list
+    probabilities_se: list
+    settings: dict = field(default_factory=dict)
+    partial: bool = False
+
+    @property
+    def decision(self):
+        """The proper cube action (as ``action``)."""
+        return self.action
+
+    def summary(self):
+        return asdict(self)
+
+    @classmethod
+    def load(cls, path):
+        """The result held by a cube rollout's results file (``out=``), complete or not."""
+        settings, records, _ = _journal.read(path, JOB_CUBE)
+        if settings is None:
+            raise _journal.JournalError(f"{path} holds no cube rollout header")
+        totals = _totals({r["lo"]: r for r in records}, 2)
+        if totals.n == 0:
+            raise _journal.JournalError("the results file holds no finished chunk yet")
+        return _cube_result(totals, settings, totals.n < settings["trials"])
+
+    def table(self):
+        match = bool(self.settings.get("match"))
+
+        def fmt(v, se=None):
+            text = f"{100 * v:7.2f}%" if match else f"{v:+8.4f}"
+            if se is not None:
+                text += f" +- {1.96 * (100 * se if match else se):.4f}"
+            return text
+        p = self.probabilities
+        return "\n".join([
+            f"{self.settings.get('position')}: {self.trials:,} trials, bot "
+            f"{self.settings.get('bot')}, cube strategies {'/'.join(self.settings['cube'])}"
+            + ("  (partial: interrupted)" if self.partial else ""),
+            "cubeless   " + "  ".join(f"{h} {v:.4f}" for h, v in
+                                      zip(("win", "w-g", "w-bg", "l-g", "l-bg"), p)),
+            f"No double     {fmt(self.no_double, self.no_double_se)}",
+            f"Double, take  {fmt(self.double_take, self.double_take_se)}",
+            f"Double, pass  {fmt(self.double_pass)}",
+            f"take - no double {self.take_minus_no_double:+.4f} "
+            f"+- {1.96 * self.take_minus_no_double_se:.4f} (95%, paired)",
+            f"Proper cube action: {self.action[0].upper()}{self.action[1:]}",
+        ])
+
+
+def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=None,
+                 rotate=True, variance_reduction=False, evaluator=None, cube=None,
+                 threads=None, progress=False, out=None, resume=False,
+                 chunk_size=DEFAULT_CHUNK):
+    """Settle the cube decision of the player on roll of ``position`` by rollouts: a
+    :class:`CubeRollout`.
+
+    position : a board, Position ID or XGID (its cube and score are used), player on roll
+               still to roll. rules: MoneyRules() by default, or MatchRules(n).
+    cube     : the two cube strategies played after the decision (default: the bot's
+               own: gnubg's networks for a gnubg bot, else "race").
+    Trial i of no double and of double/take uses the dice of game i of ``seed``.
+
+    The player on roll bears off his two checkers (on his 3 and 2 points) with 25 rolls
+    of 36; otherwise the opponent bears off his last one: no double 2p - 1 = 14/36,
+    double/take twice that, exactly over 72 stratified trials:
+
+    >>> import fastbg
+    >>> r = fastbg.rollout_cube("AQAAKAAAAAAAAA", trials=72, bot="pubeval",
+    ...                         cube=("never", "never"))
+    >>> round(r.no_double * 36, 9), round(r.double_take * 36, 9), r.action
+    (14.0, 28.0, 'double, take')
+    """
+    board, info = read_position(position, "rollout_cube")
+    rules = MoneyRules() if rules is None else rules
+    bot, trials, chunk_size, evaluate = _common(bot, seed, threads, truncate, rotate,
+                                                variance_reduction, evaluator, trials,
+                                                chunk_size)
+    value, owner, score, crawford = rollout_cube_state(info, rules)
+    if owner == 1:
+        raise ValueError("the opponent owns the cube: the player on roll cannot double")
+    if rules.max_cube is not None and 2 * value > rules.max_cube:
+        raise ValueError(f"the cube is at {value}: doubling passes max_cube={rules.max_cube}")
+    if cube is None:
+        cube = _default_cube(bot)
+    common = dict(bots=(bot, bot), seed=seed, threads=threads, start=(board, 0),
+                  opening="reroll", truncate=truncate, rotate=rotate, rules=rules,
+                  cube=cube, score=score, crawford_game=crawford)
+    if crawford:
+        raise ValueError("no cube in the Crawford game")
+    nd = job_setup(**common, cube_value=value, cube_owner=owner, first_cube=False)
+    dt = job_setup(**common, cube_value=2 * value, cube_owner=1)
+    cubeless = job_setup(bots=(bot, bot), seed=seed, threads=threads, start=(board, 0),
+                         opening="reroll", truncate=truncate, rotate=rotate)
+    if variance_reduction and (cubeless.lockstep or cubeless.has_plugins):
+        raise ValueError("variance reduction supports the built-in bots")
+    lines = [_Line(cubeless, nd, False, value=value), _Line(None, dt, False, value=value)]
+    names = [c if isinstance(c, str) else getattr(c, "name", type(c).__name__) for c in cube]
+    settings = {
+        "position": position if isinstance(position, str) else position_id(board),
+        "trials": trials, "bot": bot if isinstance(bot, str) else getattr(bot, "name", "bot"),
+        "seed": int(seed), "rules": rules_dict(rules), "cube": names,
+        "truncate": truncate, "rotate": bool(rotate),
+        "variance_reduction": bool(variance_reduction),
+        "evaluator": evaluator if evaluator is None or isinstance(evaluator, str)
+        else getattr(evaluator, "__name__", type(evaluator).__name__),
+        "chunk_size": chunk_size, "match": bool(rules.is_match), "initial_cube": value,
+        "owner": owner, "score": None if score is None else list(score),
+    }
+    opts = {"rules": rules, "score": score, "evaluate": evaluate, "vr": bool(variance_reduction)}
+    totals, partial = _run(JOB_CUBE, lines, settings, trials, chunk_size, opts, out, resume,
+                           progress, "no double, double/take")
+    return _cube_result(totals, _journal.canonical(settings), partial)
+
+
+def _default_cube(bot):
+    """The cube strategies that go with ``bot``: gnubg's networks (Janowski on their
+    probabilities) for the gnubg bot, else "race"."""
+    from fastbg.sim.bots import gnubg_net_of
+    net = gnubg_net_of(bot) if isinstance(bot, str) and bot.strip().lower() == "gnubg" else None
+    if net is None:
+        return ("race", "race")
+    strategy = net.cube()
+    return (strategy, strategy)
+
+
+def _cube_result(totals, settings, partial):
+    from fastbg.cube.rules import rules_from_dict
+    rules = rules_from_dict(settings["rules"])
+    value = settings["initial_cube"]
+    nd, nd_se = totals.mean_se(0, "cubeful")
+    dt, dt_se = totals.mean_se(1, "cubeful")
+    diff, diff_se = totals.diff_se(1, 0, "cubeful")
+    if rules.is_match:
+        score = settings["score"]
+        dp = mwc_after(rules.length - score[0], rules.length - score[1], value)
+        beaver = False
+    else:
+        dp = 1.0
+        fits = rules.max_cube is None or 4 * value <= rules.max_cube
+        beaver = bool(rules.beavers and fits and dt < 0.0)
+    take = dt <= dp
+    ps = [totals.mean_se(0, name) for name in OUTPUTS]
+    gammon = ps[1][0] > 0.0
+    double, action = proper_cube_action(nd, 2.0 * dt if beaver else dt, dp, take, beaver,
+                                        settings["owner"] == 0, gammon)
+    return CubeRollout(trials=totals.n, no_double=nd, no_double_se=nd_se, double_take=dt,
+                       double_take_se=dt_se, double_pass=dp, take_minus_no_double=diff,
+                       take_minus_no_double_se=diff_se, double=double, take=take,
+                       action=action, probabilities=[m for m, _ in ps],
+                       probabilities_se=[s for _, s in ps], settings=settings,
+                       partial=partial)

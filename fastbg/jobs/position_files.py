@@ -1,0 +1,186 @@
+"""Rollouts of many positions: :func:`rollout_many` and files of positions (training data).
+
+A file of positions holds one Position ID or XGID a line; blank lines and lines starting
+with ``#`` are skipped (:func:`read_positions`). Each position is rolled out by
+:func:`fastbg.rollout` with the same settings and seed, so its figures do not depend on
+the file's order or on how the file is split into shards. With ``out=`` every finished
+position is one line of a results journal (the keys of ``fastbg rollout --json`` plus
+``"position"``), and ``resume=True`` carries on after the last one.
+"""
+import csv
+import hashlib
+import os
+from dataclasses import dataclass, field
+
+from fastbg import journal as _journal
+from fastbg.jobs.rollouts import OUTPUTS, rollout
+from fastbg.position.ids import read_position
+from fastbg.progress import progress_bar
+from fastbg.sim.bots import strongest_bot
+from fastbg.sim.games import open_journal
+from fastbg.sim.results import Results, nan_to_none
+
+JOB = "rollout_many"
+
+
+def read_positions(path):
+    """The positions of a file: a list of (line number, text), blank lines and ``#``
+    comments left out."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            text = line.strip()
+            if text and not text.startswith("#"):
+                out.append((number, text))
+    return out
+
+
+@dataclass
+class ManyRollouts(Results):
+    """The rollouts of a list or file of positions: ``records`` holds one dict per finished
+    position (``"position"``, ``"line"`` (its line in the file, or its index + 1), then the
+    keys of :meth:`fastbg.RolloutResult.to_dict`); ``partial`` when Ctrl-C stopped the run."""
+    records: list
+    settings: dict = field(default_factory=dict)
+    partial: bool = False
+
+    def summary(self):
+        return {"positions": len(self.records), "settings": self.settings,
+                "partial": self.partial, "records": self.records}
+
+    def table(self):
+        rows = [f"{len(self.records):,} positions rolled out"
+                + ("  (partial: interrupted)" if self.partial else ""),
+                f"{'line':>6}  {'position':<40} {'win':>6} {'equity':>8} {'se':>7}"]
+        for r in self.records:
+            rows.append(f"{r['line']:>6}  {r['position']:<40} {r['probabilities'][0]:6.3f} "
+                        f"{r['equity']:+8.4f} {r['equity_se']:7.4f}")
+        return "\n".join(rows)
+
+    @classmethod
+    def load(cls, path):
+        """The positions finished in a results file of :func:`rollout_many`."""
+        settings, records, _ = _journal.read(path, JOB)
+        if settings is None:
+            raise _journal.JournalError(f"{path} holds no rollout_many header")
+        return cls(records=records, settings=settings,
+                   partial=len(records) < settings["positions"])
+
+    def to_csv(self, path):
+        """One row per position: position, line, trials, the five probabilities and their
+        standard errors, equity, cubeful (empty without rules) and their errors."""
+        head = (["position", "line", "trials"] + list(OUTPUTS) + [f"{k}_se" for k in OUTPUTS]
+                + ["equity", "equity_se", "cubeful", "cubeful_se"])
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(head)
+            for r in self.records:
+                w.writerow([r["position"], r["line"], r["trials"], *r["probabilities"],
+                            *r["probabilities_se"], r["equity"], r["equity_se"],
+                            "" if r["cubeful"] is None else r["cubeful"],
+                            "" if r["cubeful_se"] is None else r["cubeful_se"]])
+
+    def to_parquet(self, path):
+        """The rows of :meth:`to_csv` as a Parquet file (needs pyarrow: the parquet extra)."""
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError as exc:
+            raise ImportError("Parquet export needs pyarrow: pip install 'fastbg[parquet]'") from exc
+        cols = {"position": [r["position"] for r in self.records],
+                "line": [r["line"] for r in self.records],
+                "trials": [r["trials"] for r in self.records]}
+        for i, k in enumerate(OUTPUTS):
+            cols[k] = [r["probabilities"][i] for r in self.records]
+            cols[f"{k}_se"] = [r["probabilities_se"][i] for r in self.records]
+        for k in ("equity", "equity_se", "cubeful", "cubeful_se"):
+            cols[k] = [r[k] for r in self.records]
+        pq.write_table(pa.table(cols), path)
+
+
+def _numbered(positions):
+    if isinstance(positions, os.PathLike):
+        return read_positions(positions)
+    if isinstance(positions, str):
+        raise TypeError("positions is a list of positions, or a pathlib.Path of a file of "
+                        "them (a str is read as one position: pass [text])")
+    return [(i + 1, p) for i, p in enumerate(positions)]
+
+
+def _text(position):
+    if isinstance(position, str):
+        return position.strip()
+    from fastbg.position.ids import position_id
+    return position_id(read_position(position, "rollout_many")[0])
+
+
+def rollout_many(positions, trials=1296, seed=0, bot=None, *, out=None, resume=False,
+                 progress=False, **options):
+    """Roll out every position of ``positions`` (a list of boards, Position IDs or
+    XGIDs, or a :class:`pathlib.Path` of a file of them, see :func:`read_positions`):
+    a :class:`ManyRollouts`.
+
+    Each position is ``fastbg.rollout(position, trials=trials, seed=seed, **options)``
+    (the same figures whatever the order or the shard). With ``out`` each finished
+    position is appended to that results file; ``resume=True`` continues it (the same
+    positions and settings). A position that cannot be read stops the run with a
+    ValueError naming its line and text; the positions before it are kept (and saved).
+    Ctrl-C returns the finished positions with ``partial=True``.
+
+    >>> import fastbg
+    >>> r = fastbg.rollout_many(["4HPwATDgc/ABMA", "AACAkCRJqqoAAA"], trials=36, bot="pubeval")
+    >>> [rec["line"] for rec in r.records]
+    [1, 2]
+    """
+    options["bot"] = strongest_bot() if bot is None else bot
+    numbered = _numbered(positions)
+    texts = [(n, _text(p) if not isinstance(p, str) else p.strip()) for n, p in numbered]
+    digest = hashlib.sha256("\n".join(t for _, t in texts).encode()).hexdigest()
+    settings = {"positions": len(texts), "digest": digest, "trials": trials, "seed": seed,
+                **{k: _plain(v) for k, v in sorted(options.items())}}
+    journal = open_journal(out, JOB, settings, resume)
+    records = [] if journal is None else list(journal.records)
+    for i, rec in enumerate(records):
+        if rec.get("index") != i:
+            raise _journal.JournalError(f"{out}: position records out of order at {i}")
+    bar = progress_bar(len(texts), progress, "position", "rollouts", initial=len(records))
+    partial = False
+    try:
+        for i in range(len(records), len(texts)):
+            number, text = texts[i]
+            try:
+                read_position(text, "rollout_many")
+            except ValueError as exc:
+                raise ValueError(f"line {number}: {text!r}: {exc}") from None
+            try:
+                res = rollout(text, trials=trials, seed=seed, **options)
+            except KeyboardInterrupt:
+                partial = True
+                break
+            if res.partial:
+                partial = True
+                break
+            rec = {"index": i, "line": number, "position": text, **nan_to_none(res.to_dict())}
+            with _journal.interrupts_held():
+                if journal is not None:
+                    journal.append(rec)
+                records.append(rec)
+            bar.update(1)
+    finally:
+        bar.close()
+        if journal is not None:
+            journal.close()
+    return ManyRollouts(records=records, settings=_journal.canonical(settings),
+                        partial=partial or len(records) < len(texts))
+
+
+def _plain(value):
+    """An option as plain data for the results file's header."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    return getattr(value, "name", None) or getattr(value, "__name__", None) or repr(value)
