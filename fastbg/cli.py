@@ -330,6 +330,9 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
 @click.option("--cube", "cube_text", default=None,
               help="Cube strategies after the first move, two names: never, race, gnubg "
                    "[default: gnubg,gnubg for a cube decision with the gnubg bot, else race,race]")
+@click.option("--target-se", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Stop once the standard error (every candidate's, with --dice) is at "
+                   "most this, checked between chunks (--trials is then the most).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False),
               help="Append results to this file as chunks finish (JSON lines).")
 @click.option("--resume", is_flag=True, help="Continue the rollout saved in --out.")
@@ -342,8 +345,8 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
               help="With --positions: also write one CSV row per position.")
 def rollout_command(position, dice, moves_text, cube_decision, positions_path, trials, bot,
                     ply, seed, threads, rotate, truncate, variance_reduction, evaluator, money,
-                    match_length, cube_text, out_path, resume, chunk_size, progress,
-                    json_path, csv_path):
+                    match_length, cube_text, target_se, out_path, resume, chunk_size,
+                    progress, json_path, csv_path):
     """Roll out POSITION (a gnubg Position ID or an XGID), a decision, or a file of them.
 
     Without --dice or --cube-decision: POSITION with the player on roll still to roll;
@@ -395,6 +398,8 @@ def rollout_command(position, dice, moves_text, cube_decision, positions_path, t
     common = dict(trials=trials, bot=bot, seed=seed, truncate=truncate, rotate=rotate,
                   variance_reduction=variance_reduction, evaluator=evaluator, threads=threads,
                   progress=progress, chunk_size=chunk_size)
+    if target_se is not None:
+        common["target_se"] = target_se
     t0 = time.perf_counter()
     try:
         if dice:

@@ -155,6 +155,25 @@ def test_move_rollout_resumes_bit_identically(tmp_path):
                              **{**kw, "seed": 3})
 
 
+def test_target_se_stops_at_a_chunk_boundary_reproducibly(tmp_path):
+    kw = dict(moves=["8/5 6/5", "24/21 6/5"], trials=12960, seed=2, bot="pubeval",
+              chunk_size=324, target_se=0.05)
+    r = fastbg.rollout_moves(START_ID, (3, 1), **kw)
+    assert r.trials % 324 == 0 and 324 < r.trials < 12960 and not r.partial
+    assert max(row.equity_se for row in r) <= 0.05
+    shorter = fastbg.rollout_moves(START_ID, (3, 1), **{**kw, "trials": r.trials - 324,
+                                                        "target_se": None})
+    assert max(row.equity_se for row in shorter) > 0.05      # it stopped at the first chunk
+    path = tmp_path / "t.jsonl"
+    fastbg.rollout_moves(START_ID, (3, 1), out=str(path), **kw)
+    assert fastbg.MoveRollout.load(str(path)).to_dict() == r.to_dict()
+    one = fastbg.rollout(START_ID, trials=12960, seed=2, bot="pubeval", chunk_size=324,
+                         target_se=0.04)
+    assert one.equity_se <= 0.04 and one.trials < 12960 and not one.partial
+    with pytest.raises(ValueError, match="target_se"):
+        fastbg.rollout_cube(START_ID, trials=36, bot="pubeval", target_se=-1)
+
+
 # ---- cube rollouts ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("mine, p, action", [
@@ -271,3 +290,8 @@ def test_cli_positions_file_and_csv(tmp_path):
     assert [r["position"] for r in rows] == POSITIONS
     want = fastbg.rollout(POSITIONS[1], trials=36, bot="pubeval")
     assert float(rows[1]["equity"]) == pytest.approx(want.equity, abs=1e-12)
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow (the parquet extra)")
+    many = fastbg.ManyRollouts.load(str(tmp_path / "p.jsonl"))
+    many.to_parquet(str(tmp_path / "p.parquet"))
+    table = pq.read_table(str(tmp_path / "p.parquet")).to_pydict()
+    assert table["position"] == POSITIONS and table["equity"][1] == want.equity

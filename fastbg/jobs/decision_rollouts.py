@@ -37,8 +37,9 @@ from fastbg.sim.bots import strongest_bot
 from fastbg.sim.games import open_journal
 from fastbg.sim.results import Results
 from fastbg.sim.setup import job_setup
-from fastbg.jobs.rollouts import (DEFAULT_CHUNK, OUTPUTS, check_rollout_options, resolve_evaluator,
-                                  rollout_cube_state, run_grid, trial_values)
+from fastbg.jobs.rollouts import (DEFAULT_CHUNK, OUTPUTS, check_rollout_options, mean_se,
+                                  resolve_evaluator, rollout_cube_state, run_grid,
+                                  trial_values)
 from fastbg.validation import check_int
 
 JOB_MOVES = "rollout_moves"     # the job names in the results files' headers
@@ -105,20 +106,14 @@ class _Totals:
 
     def mean_se(self, i, name):
         s, s2 = self.sums[i][name]
-        return _mean_se(s, s2, self.n)
+        return mean_se(s, s2, self.n)
 
     def diff_se(self, i, j, name):
         """Mean and standard error of line i's value minus line j's, trial by trial."""
         s = self.sums[i][name][0] - self.sums[j][name][0]
         c = self.cross[name]
         s2 = c[i][i] + c[j][j] - 2.0 * c[i][j]
-        return _mean_se(s, s2, self.n)
-
-
-def _mean_se(s, s2, n):
-    mean = s / n
-    var = max(0.0, (s2 - n * mean * mean) / (n - 1)) if n > 1 else 0.0
-    return mean, math.sqrt(var / n)
+        return mean_se(s, s2, self.n)
 
 
 def _totals(chunks, k):
@@ -145,21 +140,50 @@ def _chunk_checker(settings, k):
     return check
 
 
-def _run(job, lines, settings, trials, chunk_size, opts, out, resume, progress, desc):
-    """Roll out ``lines`` on common dice: (totals, partial)."""
+def _run(job, lines, settings, trials, chunk_size, opts, out, resume, progress, desc,
+         key=None):
+    """Roll out ``lines`` on common dice: (totals, partial). With ``settings["target_se"]``
+    the run stops once every line's standard error of ``key`` is at most that target."""
     k = len(lines)
     journal = open_journal(out, job, settings, resume, _chunk_checker(settings, k))
     chunks = {} if journal is None else {rec["lo"]: rec for rec in journal.records}
     bar = progress_bar(trials, progress, "trial", desc,
                        initial=sum(rec["hi"] - rec["lo"] for rec in chunks.values()))
+    target = settings.get("target_se")
+    stop = None if target is None else (lambda done: _reached(_totals(done, k), target, key))
     partial = run_grid(trials, chunk_size, chunks, journal, bar,
-                       lambda lo, hi: _chunk(lines, lo, hi, opts))
+                       lambda lo, hi: _chunk(lines, lo, hi, opts), stop)
     totals = _totals(chunks, k)
     if totals.n == 0:
         if partial:
             raise KeyboardInterrupt         # interrupted before the first chunk finished
         raise _journal.JournalError("the results file holds no finished chunk yet")
-    return totals, partial or totals.n < trials
+    return totals, _partial(totals, settings, key) or partial
+
+
+def _reached(totals, target, key):
+    """True when every line's standard error of ``key`` is at most ``target`` (after two
+    trials at least: one gives no error)."""
+    if totals.n < 2:
+        return False
+    return all(totals.mean_se(i, key)[1] <= target for i in range(len(totals.sums))
+               if key in totals.sums[i])
+
+
+def _partial(totals, settings, key):
+    """Fewer trials than asked for, and not because the target error was reached."""
+    target = settings.get("target_se")
+    return totals.n < settings["trials"] and not (
+        target is not None and _reached(totals, target, key))
+
+
+def _target(target_se):
+    """The settings entry of a stopping rule (none without one)."""
+    if target_se is None:
+        return {}
+    if not isinstance(target_se, (int, float)) or not target_se > 0:
+        raise ValueError(f"target_se is a standard error > 0, got {target_se!r}")
+    return {"target_se": float(target_se)}
 
 
 def _common(bot, seed, threads, truncate, rotate, variance_reduction, evaluator, trials,
@@ -300,7 +324,7 @@ def _over_values(result, rules, score, value, owner):
 def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0,
                   rules=None, truncate=None, rotate=True, variance_reduction=False,
                   evaluator=None, cube=("race", "race"), threads=None, progress=False,
-                  out=None, resume=False, chunk_size=DEFAULT_CHUNK):
+                  out=None, resume=False, chunk_size=DEFAULT_CHUNK, target_se=None):
     """Roll out the candidate moves of ``position`` with ``dice``: a :class:`MoveRollout`,
     best first.
 
@@ -310,6 +334,9 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
                ply) or a list of moves (boards after the move, or notation "8/5 6/5").
     bot      : plays both sides of every trial (default :func:`fastbg.sim.bots.strongest_bot`: the gnubg bot
                when its networks are installed, else pubeval).
+    target_se: stop once every candidate's standard error (of its cubeful value with rules,
+               else of its equity) is at most this, checked between chunks (so the trials
+               stay a multiple of ``chunk_size``, and of 36 with the default).
     The other arguments are those of :func:`fastbg.rollout`. Trial i of every candidate
     uses the dice of game i of ``seed``.
 
@@ -363,12 +390,13 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
         "evaluator": evaluator if evaluator is None or isinstance(evaluator, str)
         else getattr(evaluator, "__name__", type(evaluator).__name__),
         "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),
-        "initial_cube": value,
+        "initial_cube": value, **_target(target_se),
     }
     opts = {"rules": rules, "score": opp_score, "evaluate": evaluate,
             "vr": bool(variance_reduction)}
     totals, partial = _run(JOB_MOVES, lines, settings, trials, chunk_size, opts, out, resume,
-                           progress, f"{len(lines)} moves")
+                           progress, f"{len(lines)} moves",
+                           key="equity" if rules is None else "cubeful")
     return _rank(totals, _journal.canonical(settings), partial, cands)
 
 
@@ -378,7 +406,8 @@ def _move_result(chunks, settings, partial):
     totals = _totals(chunks, len(cands))
     if totals.n == 0:
         raise _journal.JournalError("the results file holds no finished chunk yet")
-    return _rank(totals, settings, partial or totals.n < settings["trials"], cands)
+    key = "equity" if settings["rules"] is None else "cubeful"
+    return _rank(totals, settings, partial or _partial(totals, settings, key), cands)
 
 
 def _rank(totals, settings, partial, cands):
@@ -449,7 +478,7 @@ class CubeRollout(Results):
         totals = _totals({r["lo"]: r for r in records}, 2)
         if totals.n == 0:
             raise _journal.JournalError("the results file holds no finished chunk yet")
-        return _cube_result(totals, settings, totals.n < settings["trials"])
+        return _cube_result(totals, settings, _partial(totals, settings, "cubeful"))
 
     def table(self):
         match = bool(self.settings.get("match"))
@@ -478,7 +507,7 @@ class CubeRollout(Results):
 def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=None,
                  rotate=True, variance_reduction=False, evaluator=None, cube=None,
                  threads=None, progress=False, out=None, resume=False,
-                 chunk_size=DEFAULT_CHUNK):
+                 chunk_size=DEFAULT_CHUNK, target_se=None):
     """Settle the cube decision of the player on roll of ``position`` by rollouts: a
     :class:`CubeRollout`.
 
@@ -486,6 +515,7 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
                still to roll. rules: MoneyRules() by default, or MatchRules(n).
     cube     : the two cube strategies played after the decision (default: the bot's
                own: gnubg's networks for a gnubg bot, else "race").
+    target_se: stop once both standard errors are at most this (between chunks).
     Trial i of no double and of double/take uses the dice of game i of ``seed``.
 
     The player on roll bears off his two checkers (on his 3 and 2 points) with 25 rolls
@@ -533,10 +563,11 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
         else getattr(evaluator, "__name__", type(evaluator).__name__),
         "chunk_size": chunk_size, "match": bool(rules.is_match), "initial_cube": value,
         "owner": owner, "score": None if score is None else list(score),
+        **_target(target_se),
     }
     opts = {"rules": rules, "score": score, "evaluate": evaluate, "vr": bool(variance_reduction)}
     totals, partial = _run(JOB_CUBE, lines, settings, trials, chunk_size, opts, out, resume,
-                           progress, "no double, double/take")
+                           progress, "no double, double/take", key="cubeful")
     return _cube_result(totals, _journal.canonical(settings), partial)
 
 

@@ -135,7 +135,8 @@ def rollout_cube_state(info, rules, dice_allowed=False):
 
 def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
             rotate=True, variance_reduction=False, evaluator=None, cube=("race", "race"),
-            threads=None, progress=False, out=None, resume=False, chunk_size=DEFAULT_CHUNK):
+            threads=None, progress=False, out=None, resume=False, chunk_size=DEFAULT_CHUNK,
+            target_se=None):
     """Roll ``position`` out ``trials`` times and return a :class:`RolloutResult`.
 
     position  : a board (player on roll, not yet rolled), a gnubg Position ID, or an XGID
@@ -149,6 +150,9 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
     evaluator : probabilities for the player on roll, ``f(boards (m, 26)) -> (m, 5)``, or
                 ``"race"`` / ``"gnubg"`` (the numba port of GNU Backgammon's nets) /
                 ``"gnubg-nn"``; needed for truncation and variance reduction.
+    target_se : stop once the standard error (of the cubeful estimate with rules, else of
+                the cubeless equity) is at most this, checked between chunks: the trials
+                stay a multiple of ``chunk_size`` and the result a function of the seed.
     out       : a file to append results to as chunks finish (JSON lines); with
                 ``resume=True`` chunks already in it are not played again, and the result is
                 bit-identical to an uninterrupted run.
@@ -184,27 +188,36 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
         "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),
         "initial_cube": value,
     }
+    if target_se is not None:
+        if not isinstance(target_se, (int, float)) or not target_se > 0:
+            raise ValueError(f"target_se is a standard error > 0, got {target_se!r}")
+        settings["target_se"] = float(target_se)
     journal = open_journal(out, JOB, settings, resume, _chunk_checker(settings))
     chunks = {} if journal is None else {rec["lo"]: rec for rec in journal.records}
     bar = progress_bar(trials, progress, "trial", f"rollout with {cubeless.names[0]}",
                        initial=sum(rec["hi"] - rec["lo"] for rec in chunks.values()))
+    stop = None if target_se is None else (lambda done: _target_reached(done, settings))
     partial = run_grid(trials, chunk_size, chunks, journal, bar, lambda lo, hi: {
         "sums": _chunk(cubeless, cubeful, lo, hi, evaluate, variance_reduction, rules, score,
-                       value)})
+                       value)}, stop)
     return _result(chunks, _journal.canonical(settings), partial)
 
 
-def run_grid(trials, chunk_size, chunks, journal, bar, compute):
+def run_grid(trials, chunk_size, chunks, journal, bar, compute, stop=None):
     """The chunk loop of a rollout job: trials on a fixed grid of ``chunk_size`` (so a
     resumed run plays the same chunks), ``compute(lo, hi)`` -> the chunk's record fields,
     each record appended to ``journal`` (when given) and put in ``chunks`` (by ``lo``) as
-    one step. Chunks already in ``chunks`` are skipped. Returns True when Ctrl-C stopped
+    one step. Chunks already in ``chunks`` are skipped. ``stop(chunks)``, asked before each
+    new chunk, ends the run early (a stopping rule: it sees whole chunks only, so where it
+    stops is a function of the seed and the settings). Returns True when Ctrl-C stopped
     the loop: the interrupted chunk is never recorded; the journal is closed either way.
     """
     try:
         for lo in range(0, trials, chunk_size):
             if lo in chunks:
                 continue
+            if stop is not None and stop(chunks):
+                break
             hi = min(trials, lo + chunk_size)
             rec = {"lo": lo, "hi": hi, **compute(lo, hi)}
             with _journal.interrupts_held():     # on disk and in memory, or neither
@@ -219,6 +232,27 @@ def run_grid(trials, chunk_size, chunks, journal, bar, compute):
         if journal is not None:
             journal.close()
     return False
+
+
+def _target_reached(chunks, settings):
+    """True when the chunks' standard error of the estimate is at most the target."""
+    target = settings.get("target_se")
+    if target is None or not chunks:
+        return False
+    key = "cubeful" if settings["rules"] is not None else "equity"
+    recs = list(chunks.values())
+    n = sum(r["hi"] - r["lo"] for r in recs)
+    if n < 2:
+        return False
+    return mean_se(math.fsum(r["sums"][key][0] for r in recs),
+                   math.fsum(r["sums"][key][1] for r in recs), n)[1] <= target
+
+
+def mean_se(s, s2, n):
+    """(mean, standard error of the mean) from n values' sum and sum of squares."""
+    mean = s / n
+    var = max(0.0, (s2 - n * mean * mean) / (n - 1)) if n > 1 else 0.0
+    return mean, math.sqrt(var / n)
 
 
 def _chunk_checker(settings):
@@ -478,10 +512,7 @@ def _result(chunks, settings, partial):
                  math.fsum(r["sums"][k][1] for r in recs)] for k in names}
 
     def stat(k):
-        s, s2 = total[k]
-        mean = s / n
-        var = max(0.0, (s2 - n * mean * mean) / (n - 1)) if n > 1 else 0.0
-        return mean, math.sqrt(var / n)
+        return mean_se(*total[k], n)
 
     probs = [stat(k) for k in OUTPUTS]
     eq = stat("equity")
@@ -489,4 +520,5 @@ def _result(chunks, settings, partial):
     return RolloutResult(trials=n, probabilities=[m for m, _ in probs],
                          probabilities_se=[s for _, s in probs], equity=eq[0], equity_se=eq[1],
                          cubeful=cf[0], cubeful_se=cf[1], settings=settings,
-                         partial=partial or n < settings["trials"])
+                         partial=partial or (n < settings["trials"]
+                                             and not _target_reached(chunks, settings)))

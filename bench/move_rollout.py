@@ -1,0 +1,95 @@
+"""Move rollouts, side by side in one run: fastbg's rollout of five candidates against
+GNU Backgammon's 0-ply player.
+
+Workload: the five best moves of the opening 3-1 (by ``fastbg.hint``), rolled out with
+the gnubg bot (its networks in fastbg's kernels), cubeless, on common dice: plain, and
+with variance reduction (the gnubg evaluator). Reported per setting: trials/s (one trial
+= one game of one candidate), the mean standard error of the candidates' equities and
+the variance-time product (SE squared x seconds, lower is better: which setting pays).
+The peer is gnubg-nn's 0-ply player (``gnubg_nn.best_move(..., n=0)`` both sides, one
+core, games from the position after the best move), measured in the same run;
+bgsage's rollout is not timed here (see bench/README.md).
+
+    python -m bench.move_rollout --repeat 3
+    python -m bench.move_rollout --quick
+"""
+import argparse
+import sys
+import time
+
+import numba
+import numpy as np
+
+import fastbg
+from bench import harness, workloads
+from bench.rollout import peer_contestant
+
+QUICK = {"trials": 72, "vr_trials": 36, "peer_games": 5, "repeat": 1}
+
+
+def contestant(moves, trials, vr, threads):
+    def run(rep):
+        t0 = time.perf_counter()
+        r = fastbg.rollout_moves(fastbg.START, (3, 1), moves=moves, trials=trials,
+                                 bot="gnubg", seed=rep, variance_reduction=vr,
+                                 evaluator="gnubg" if vr else None, threads=threads)
+        dt = time.perf_counter() - t0
+        se = float(np.mean([row.equity_se for row in r]))
+        return len(moves) * trials / dt, (se, se * se * dt)
+    return run
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=1296, help="trials a move, plain (1,296)")
+    ap.add_argument("--vr-trials", type=int, default=216,
+                    help="trials a move with variance reduction (216)")
+    ap.add_argument("--peer-games", type=int, default=100, help="gnubg-nn games (100)")
+    ap.add_argument("--repeat", type=int, default=3, help="interleaved repetitions (3)")
+    ap.add_argument("--threads", type=int, default=None, help="fastbg's threads (all)")
+    args = harness.parse(ap, argv, QUICK)
+    if not workloads.have_gnubg():
+        print("gnubg-nn is not installed: nothing to measure (the gnubg bot needs its weights)")
+        return 0
+    threads = args.threads or numba.config.NUMBA_NUM_THREADS
+    info = harness.machine("gnubg-nn")
+    harness.print_machine(info, "fastbg move rollouts (5 candidates, common dice)")
+    moves = [c.move for c in fastbg.hint(fastbg.START, (3, 1))[:5]]
+    after = fastbg.flip(fastbg.parse_move(fastbg.START, moves[0], (3, 1)))
+    runs = {"plain": contestant(moves, args.trials, False, threads),
+            "variance reduction": contestant(moves, args.vr_trials, True, threads),
+            "gnubg-nn 0-ply player": peer_contestant(fastbg.position_id(after),
+                                                     args.peer_games, 1)}
+    for name in ("plain", "variance reduction"):
+        contestant(moves, 36, name != "plain", threads)(0)            # compile
+    workloads.gnubg_nn_games(fastbg.position_id(after), 1, np.random.default_rng(0))
+    extra = {}
+
+    def timed(key):
+        def run(rep):
+            rate, est = runs[key](rep)
+            extra[key] = est
+            return rate
+        return run
+
+    samples = harness.interleaved({k: timed(k) for k in runs}, args.repeat)
+    median = harness.medians(samples)
+    peer = median["gnubg-nn 0-ply player"]
+    print(f"\nmedians of {args.repeat} interleaved repetitions; fastbg on {threads} threads, "
+          "the peer on one core")
+    print(f"{'setting':24} {'trials/s':>9}  {'range':<22} {'mean SE':>8} {'SE^2 x s':>10} "
+          f"{'vs peer':>8}")
+    rows = []
+    for key, xs in samples.items():
+        se, vt = extra[key] if key != "gnubg-nn 0-ply player" else (float("nan"),) * 2
+        print(f"{key:24} {harness.fmt_rate(median[key]):>9}  {harness.spread(xs):<22} "
+              f"{se:8.4f} {vt:10.2e} {median[key] / peer:7.1f}x")
+        rows.append({"setting": key, "trials_per_s": median[key], "samples": xs,
+                     "mean_se": se, "variance_time": vt, "ratio_vs_peer": median[key] / peer})
+    print("(variance-time product: the last repetition's mean SE squared times its seconds)")
+    harness.finish(info, args.json, {"options": vars(args), "moves": moves, "rows": rows})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
