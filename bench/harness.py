@@ -122,6 +122,21 @@ def interleaved(runs, repeat):
     return samples
 
 
+def interleaved_with_estimates(runs, repeat):
+    """:func:`interleaved` for runs returning (rate, estimate): (name -> rates, name -> the
+    last repetition's estimate)."""
+    estimates = {}
+
+    def timed(key):
+        def run(rep):
+            rate, est = runs[key](rep)
+            estimates[key] = est
+            return rate
+        return run
+
+    return interleaved({key: timed(key) for key in runs}, repeat), estimates
+
+
 def medians(samples):
     return {name: statistics.median(s) for name, s in samples.items()}
 

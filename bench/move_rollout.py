@@ -63,16 +63,7 @@ def main(argv=None):
     for name in ("plain", "variance reduction"):
         contestant(moves, 36, name != "plain", threads)(0)            # compile
     workloads.gnubg_nn_games(fastbg.position_id(after), 1, np.random.default_rng(0))
-    extra = {}
-
-    def timed(key):
-        def run(rep):
-            rate, est = runs[key](rep)
-            extra[key] = est
-            return rate
-        return run
-
-    samples = harness.interleaved({k: timed(k) for k in runs}, args.repeat)
+    samples, extra = harness.interleaved_with_estimates(runs, args.repeat)
     median = harness.medians(samples)
     peer = median["gnubg-nn 0-ply player"]
     print(f"\nmedians of {args.repeat} interleaved repetitions; fastbg on {threads} threads, "

@@ -107,16 +107,7 @@ def main(argv=None):
             runs[(pname, PEER)] = peer_contestant(pos, args.peer_games, args.seed)
     harness.note_threading_layer(info)
 
-    estimates = {}
-
-    def timed(key):
-        def run(rep):
-            rate, est = runs[key](rep)
-            estimates[key] = est
-            return rate
-        return run
-
-    samples = harness.interleaved({key: timed(key) for key in runs}, args.repeat)
+    samples, estimates = harness.interleaved_with_estimates(runs, args.repeat)
     median = harness.medians(samples)
     print(f"\nmedian of {args.repeat} interleaved repetitions (min .. max in brackets); "
           f"fastbg on {threads} thread{'s' if threads > 1 else ''}, the peer on one core")

@@ -330,6 +330,9 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
 @click.option("--cube", "cube_text", default=None,
               help="Cube strategies after the first move, two names: never, race, gnubg "
                    "[default: gnubg,gnubg for a cube decision with the gnubg bot, else race,race]")
+@click.option("--late", "late_text", default=None,
+              help="K,BOT: from ply K of each trial on, BOT plays (e.g. --ply 1 --late 2,gnubg: "
+                   "1-ply for two plies, then 0-ply).")
 @click.option("--target-se", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Stop once the standard error (every candidate's, with --dice) is at "
                    "most this, checked between chunks (--trials is then the most).")
@@ -345,8 +348,8 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
               help="With --positions: also write one CSV row per position.")
 def rollout_command(position, dice, moves_text, cube_decision, positions_path, trials, bot,
                     ply, seed, threads, rotate, truncate, variance_reduction, evaluator, money,
-                    match_length, cube_text, target_se, out_path, resume, chunk_size,
-                    progress, json_path, csv_path):
+                    match_length, cube_text, late_text, target_se, out_path, resume,
+                    chunk_size, progress, json_path, csv_path):
     """Roll out POSITION (a gnubg Position ID or an XGID), a decision, or a file of them.
 
     Without --dice or --cube-decision: POSITION with the player on roll still to roll;
@@ -400,6 +403,12 @@ def rollout_command(position, dice, moves_text, cube_decision, positions_path, t
                   progress=progress, chunk_size=chunk_size)
     if target_se is not None:
         common["target_se"] = target_se
+    if late_text:
+        k, _, late_bot = late_text.partition(",")
+        if not k.strip().isdigit() or not late_bot.strip():
+            raise click.BadParameter(f"K,BOT (e.g. 2,gnubg), got {late_text!r}",
+                                     param_hint="--late")
+        common["late"] = (int(k), late_bot.strip())
     t0 = time.perf_counter()
     try:
         if dice:

@@ -79,3 +79,14 @@ def nojit(request, nojit_runs):
     assert name in NOJIT_MODULES, f"add {name} to NOJIT_MODULES in tests/conftest.py"
     return nojit_runs[name]
 
+
+
+@pytest.fixture(scope="session")
+def gnubg_net():
+    """GNU Backgammon's networks (their weights come with gnubg-nn, in the test extra);
+    the test is skipped, saying why, where they cannot be loaded."""
+    import fastbg
+    try:
+        return fastbg.gnubg_net()
+    except FileNotFoundError as err:
+        pytest.skip(f"no gnubg weights: {err}")

@@ -203,12 +203,9 @@ def test_redouble_and_text():
 
 
 @pytest.fixture(scope="module")
-def gnubg():
-    """GNU Backgammon's networks (their weights come with gnubg-nn)."""
-    try:
-        return fastbg.gnubg_net()
-    except FileNotFoundError as err:
-        pytest.skip(f"no gnubg weights: {err}")
+def gnubg(gnubg_net):
+    """GNU Backgammon's networks (tests/conftest.py)."""
+    return gnubg_net
 
 
 def test_efficiency_by_class(gnubg):

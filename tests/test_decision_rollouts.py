@@ -35,11 +35,9 @@ def board(mine, theirs):
 
 
 @pytest.fixture(scope="module")
-def net():
-    try:
-        return fastbg.gnubg_net()
-    except FileNotFoundError as exc:
-        pytest.skip(f"GNU Backgammon's networks are not installed: {exc}")
+def net(gnubg_net):
+    """GNU Backgammon's networks (tests/conftest.py)."""
+    return gnubg_net
 
 
 # ---- move rollouts ---------------------------------------------------------------------
@@ -90,7 +88,9 @@ def test_every_move_and_notation_input():
 
 
 def test_top_k_by_hint_and_cubeful_columns(net):
-    r = fastbg.rollout_moves(START_ID, (3, 1), moves=3, trials=72, bot="gnubg",
+    # pubeval plays the trials: a gnubg bot with the cube would compile the game kernel
+    # with the networks and the cube together (about 50 s of the suite) for nothing more
+    r = fastbg.rollout_moves(START_ID, (3, 1), moves=3, trials=72, bot="pubeval",
                              rules=fastbg.MoneyRules())
     h = fastbg.hint(START_ID, (3, 1))
     assert sorted(row.move for row in r) == sorted(c.move for c in h[:3])
@@ -295,3 +295,33 @@ def test_cli_positions_file_and_csv(tmp_path):
     many.to_parquet(str(tmp_path / "p.parquet"))
     table = pq.read_table(str(tmp_path / "p.parquet")).to_pydict()
     assert table["position"] == POSITIONS and table["equity"][1] == want.equity
+
+
+# ---- late evaluation: another bot from ply k on ------------------------------------------
+
+def test_late_switch_of_bots(net):
+    from fastbg.sim.bots import EvaluatorBot
+    same = EvaluatorBot(net.scores, name="gnubg-batch")
+    worst = EvaluatorBot(lambda rows: -net.scores(rows), name="worst")
+    kw = dict(trials=72, seed=3)
+    a = fastbg.rollout(START_ID, bot=same, late=(2, "gnubg"), **kw)
+    b = fastbg.rollout(START_ID, bot="gnubg", **kw)
+    assert a.probabilities == b.probabilities            # the same choices, ply by ply
+    cut = dict(kw, evaluator="gnubg")
+    early = fastbg.rollout(START_ID, bot=worst, late=(1, "gnubg"), truncate=1, **cut)
+    assert early.probabilities == fastbg.rollout(START_ID, bot=worst, truncate=1,
+                                                 **cut).probabilities
+    switched = fastbg.rollout(START_ID, bot=worst, late=(1, "gnubg"), truncate=2, **cut)
+    assert switched.probabilities != fastbg.rollout(START_ID, bot=worst, truncate=2,
+                                                    **cut).probabilities
+    assert "then gnubg from ply 1" in fastbg.sim.setup.job_setup(
+        bots=(worst, worst), late=(1, ("gnubg", "gnubg"))).names[0]
+    with pytest.raises(ValueError, match="cannot take part"):
+        fastbg.rollout(START_ID, bot="pubeval", late=(2, "gnubg"), trials=36)
+    m = fastbg.rollout_moves(START_ID, (3, 1), moves=["8/5 6/5", "24/21 6/5"],
+                             bot=same, late=(2, "gnubg"), trials=36)
+    assert m.settings["late"] == [2, "gnubg"]
+    res = cli(START_ID, "--ply", 0, "--late", "1,gnubg", "--trials", 36, "--no-progress")
+    assert res.exit_code == 0, res.output
+    res = cli(START_ID, "--bot", "pubeval", "--late", "x", "--trials", 36)
+    assert res.exit_code != 0 and "K,BOT" in res.output

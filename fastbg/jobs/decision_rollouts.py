@@ -37,9 +37,9 @@ from fastbg.sim.bots import strongest_bot
 from fastbg.sim.games import open_journal
 from fastbg.sim.results import Results
 from fastbg.sim.setup import job_setup
-from fastbg.jobs.rollouts import (DEFAULT_CHUNK, OUTPUTS, check_rollout_options, mean_se,
-                                  resolve_evaluator, rollout_cube_state, run_grid,
-                                  trial_values)
+from fastbg.jobs.rollouts import (DEFAULT_CHUNK, OUTPUTS, check_rollout_options,
+                                  late_pair, late_setting, mean_se, resolve_evaluator,
+                                  rollout_cube_state, run_grid, trial_values)
 from fastbg.validation import check_int
 
 JOB_MOVES = "rollout_moves"     # the job names in the results files' headers
@@ -127,6 +127,14 @@ def _totals(chunks, k):
         cross[name] = [[math.fsum(r["cross"][name][i][j] for r in recs) for j in range(k)]
                        for i in range(k)]
     return _Totals(n, sums, cross)
+
+
+def _read(path, job):
+    """(settings, chunks by first trial) of a decision rollout's results file."""
+    settings, records, _ = _journal.read(path, job)
+    if settings is None:
+        raise _journal.JournalError(f"{path} holds no {job} header")
+    return settings, {r["lo"]: r for r in records}
 
 
 def _chunk_checker(settings, k):
@@ -247,10 +255,8 @@ class MoveRollout(Results):
     @classmethod
     def load(cls, path):
         """The result held by a move rollout's results file (``out=``), complete or not."""
-        settings, records, _ = _journal.read(path, JOB_MOVES)
-        if settings is None:
-            raise _journal.JournalError(f"{path} holds no move rollout header")
-        return _move_result({r["lo"]: r for r in records}, settings, False)
+        settings, chunks = _read(path, JOB_MOVES)
+        return _move_result(chunks, settings, False)
 
     def table(self):
         cubeful = self.rows[0].cubeful is not None
@@ -324,7 +330,8 @@ def _over_values(result, rules, score, value, owner):
 def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0,
                   rules=None, truncate=None, rotate=True, variance_reduction=False,
                   evaluator=None, cube=("race", "race"), threads=None, progress=False,
-                  out=None, resume=False, chunk_size=DEFAULT_CHUNK, target_se=None):
+                  out=None, resume=False, chunk_size=DEFAULT_CHUNK, target_se=None,
+                  late=None):
     """Roll out the candidate moves of ``position`` with ``dice``: a :class:`MoveRollout`,
     best first.
 
@@ -334,6 +341,7 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
                ply) or a list of moves (boards after the move, or notation "8/5 6/5").
     bot      : plays both sides of every trial (default :func:`fastbg.sim.bots.strongest_bot`: the gnubg bot
                when its networks are installed, else pubeval).
+    late     : (k, bot): from ply k of each trial on, ``bot`` plays (see fastbg.rollout).
     target_se: stop once every candidate's standard error (of its cubeful value with rules,
                else of its equity) is at most this, checked between chunks (so the trials
                stay a multiple of ``chunk_size``, and of 36 with the default).
@@ -368,7 +376,8 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
                                fixed=_over_values(c, rules, score, value, owner)))
             continue
         common = dict(bots=(bot, bot), seed=seed, threads=threads, start=(flip(c), 0),
-                      opening="reroll", truncate=truncate, rotate=rotate)
+                      opening="reroll", truncate=truncate, rotate=rotate,
+                      late=late_pair(late))
         cubeless = job_setup(**common)
         if variance_reduction and (cubeless.lockstep or cubeless.has_plugins):
             raise ValueError("variance reduction supports the built-in bots")
@@ -390,7 +399,7 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
         "evaluator": evaluator if evaluator is None or isinstance(evaluator, str)
         else getattr(evaluator, "__name__", type(evaluator).__name__),
         "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),
-        "initial_cube": value, **_target(target_se),
+        "initial_cube": value, **_target(target_se), **late_setting(late),
     }
     opts = {"rules": rules, "score": opp_score, "evaluate": evaluate,
             "vr": bool(variance_reduction)}
@@ -472,10 +481,8 @@ class CubeRollout(Results):
     @classmethod
     def load(cls, path):
         """The result held by a cube rollout's results file (``out=``), complete or not."""
-        settings, records, _ = _journal.read(path, JOB_CUBE)
-        if settings is None:
-            raise _journal.JournalError(f"{path} holds no cube rollout header")
-        totals = _totals({r["lo"]: r for r in records}, 2)
+        settings, chunks = _read(path, JOB_CUBE)
+        totals = _totals(chunks, 2)
         if totals.n == 0:
             raise _journal.JournalError("the results file holds no finished chunk yet")
         return _cube_result(totals, settings, _partial(totals, settings, "cubeful"))
@@ -507,7 +514,7 @@ class CubeRollout(Results):
 def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=None,
                  rotate=True, variance_reduction=False, evaluator=None, cube=None,
                  threads=None, progress=False, out=None, resume=False,
-                 chunk_size=DEFAULT_CHUNK, target_se=None):
+                 chunk_size=DEFAULT_CHUNK, target_se=None, late=None):
     """Settle the cube decision of the player on roll of ``position`` by rollouts: a
     :class:`CubeRollout`.
 
@@ -542,13 +549,14 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
         cube = _default_cube(bot)
     common = dict(bots=(bot, bot), seed=seed, threads=threads, start=(board, 0),
                   opening="reroll", truncate=truncate, rotate=rotate, rules=rules,
-                  cube=cube, score=score, crawford_game=crawford)
+                  cube=cube, score=score, crawford_game=crawford, late=late_pair(late))
     if crawford:
         raise ValueError("no cube in the Crawford game")
     nd = job_setup(**common, cube_value=value, cube_owner=owner, first_cube=False)
     dt = job_setup(**common, cube_value=2 * value, cube_owner=1)
     cubeless = job_setup(bots=(bot, bot), seed=seed, threads=threads, start=(board, 0),
-                         opening="reroll", truncate=truncate, rotate=rotate)
+                         opening="reroll", truncate=truncate, rotate=rotate,
+                         late=late_pair(late))
     if variance_reduction and (cubeless.lockstep or cubeless.has_plugins):
         raise ValueError("variance reduction supports the built-in bots")
     lines = [_Line(cubeless, nd, False, value=value), _Line(None, dt, False, value=value)]
@@ -563,7 +571,7 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
         else getattr(evaluator, "__name__", type(evaluator).__name__),
         "chunk_size": chunk_size, "match": bool(rules.is_match), "initial_cube": value,
         "owner": owner, "score": None if score is None else list(score),
-        **_target(target_se),
+        **_target(target_se), **late_setting(late),
     }
     opts = {"rules": rules, "score": score, "evaluate": evaluate, "vr": bool(variance_reduction)}
     totals, partial = _run(JOB_CUBE, lines, settings, trials, chunk_size, opts, out, resume,

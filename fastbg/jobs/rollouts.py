@@ -136,7 +136,7 @@ def rollout_cube_state(info, rules, dice_allowed=False):
 def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
             rotate=True, variance_reduction=False, evaluator=None, cube=("race", "race"),
             threads=None, progress=False, out=None, resume=False, chunk_size=DEFAULT_CHUNK,
-            target_se=None):
+            target_se=None, late=None):
     """Roll ``position`` out ``trials`` times and return a :class:`RolloutResult`.
 
     position  : a board (player on roll, not yet rolled), a gnubg Position ID, or an XGID
@@ -150,6 +150,10 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
     evaluator : probabilities for the player on roll, ``f(boards (m, 26)) -> (m, 5)``, or
                 ``"race"`` / ``"gnubg"`` (the numba port of GNU Backgammon's nets) /
                 ``"gnubg-nn"``; needed for truncation and variance reduction.
+    late      : None, or (k, bot): from ply k of each trial on, ``bot`` plays both sides
+                (GNU Backgammon's late evaluation: ``bot="gnubg-1ply", late=(2, "gnubg")``
+                plays the first two plies at 1-ply, the rest at 0-ply); both bots are
+                gnubg bots or EvaluatorBots.
     target_se : stop once the standard error (of the cubeful estimate with rules, else of
                 the cubeless equity) is at most this, checked between chunks: the trials
                 stay a multiple of ``chunk_size`` and the result a function of the seed.
@@ -172,7 +176,7 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
     value, owner, score, crawford = rollout_cube_state(info, rules)
     # "reroll": ply 0 takes the counter-based roll of the trial (there is no opening throw).
     common = dict(bots=(bot, bot), seed=seed, threads=threads, start=(board, 0),
-                  opening="reroll", truncate=truncate, rotate=rotate)
+                  opening="reroll", truncate=truncate, rotate=rotate, late=late_pair(late))
     cubeless = job_setup(**common)
     cubeful = None
     if rules is not None:
@@ -188,6 +192,7 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
         "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),
         "initial_cube": value,
     }
+    settings.update(late_setting(late))
     if target_se is not None:
         if not isinstance(target_se, (int, float)) or not target_se > 0:
             raise ValueError(f"target_se is a standard error > 0, got {target_se!r}")
@@ -277,6 +282,23 @@ def _name(evaluator):
     if evaluator is None or isinstance(evaluator, str):
         return evaluator
     return getattr(evaluator, "__name__", type(evaluator).__name__)
+
+
+def late_pair(late):
+    """``late=(k, bot)`` of a rollout as job_setup takes it: (k, (bot, bot))."""
+    if late is None:
+        return None
+    if not isinstance(late, (tuple, list)) or len(late) != 2:
+        raise ValueError(f"late is (k, bot): from ply k on, bot plays; got {late!r}")
+    return (late[0], (late[1], late[1]))
+
+
+def late_setting(late):
+    """The results file's record of ``late`` (nothing without one)."""
+    if late is None:
+        return {}
+    bot = late[1]
+    return {"late": [late[0], bot if isinstance(bot, str) else getattr(bot, "name", "bot")]}
 
 
 def check_rollout_options(truncate, variance_reduction, evaluator):

@@ -295,17 +295,24 @@ def _lockstep_chunk(st, game0, rows):
         _play.lockstep_choose(seed, game0, live, ply, side, st.bots, boards, res, off, n_tasks,
                               choice)
         for s, evaluate in enumerate(st.evaluators):
-            if evaluate is not None:
+            if evaluate is None:
+                continue
+            if st.late_ply < 0:
                 _evaluate_pending(evaluate, s, live, side, res, off, choice, game0)
+            else:               # the early bot before the late ply, the late one from it
+                late = ply[live] >= st.late_ply
+                _evaluate_pending(evaluate, s, live, side, res, off, choice, game0, ~late)
+                _evaluate_pending(st.late_evaluators[s], s, live, side, res, off, choice,
+                                  game0, late)
         _play.lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, st.gcfg,
                              cfg, value, turned, outcome, cube_out)
     if final.shape[0] == n:
         final[:] = boards
 
 
-def _evaluate_pending(evaluate, s, live, side, res, off, choice, game0):
-    """Fill ``choice`` for the games where evaluator bot ``s`` is to move."""
-    pending = np.flatnonzero((choice == -2) & (side[live] == s))
+def _evaluate_pending(evaluate, s, live, side, res, off, choice, game0, where=True):
+    """Fill ``choice`` for the games where evaluator bot ``s`` is to move (and ``where``)."""
+    pending = np.flatnonzero((choice == -2) & (side[live] == s) & where)
     if pending.size == 0:
         return
     counts = off[pending + 1] - off[pending]

@@ -37,6 +37,8 @@ class JobSetup:
                   efficiencies, match equity tables, probability plug-ins)
     evaluators  : per side, the EvaluatorBot's Python function or None
     nets        : per side, the GnubgNet a gnubg bot plays with, or None
+    late_ply    : from this ply on the ``late_evaluators`` choose (-1: no switch)
+    late_evaluators : per side, the scoring function of the bot that takes over
     gcfg        : int64 game settings vector (``game_kernels.G_*``)
     start_board : int8[26], the first position (the start when none was given)
     rot         : int64 (r, 36) quasi-random dice permutations, r = 0 when off
@@ -56,6 +58,8 @@ class JobSetup:
     n_threads: int
     rules: object
     rules_text: str
+    late_ply: int = -1
+    late_evaluators: tuple = (None, None)
 
     @property
     def lockstep(self):
@@ -75,7 +79,7 @@ class JobSetup:
 
 def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=False,
               rules=None, cube=None, score=None, crawford_game=False, truncate=None,
-              rotate=False, cube_value=1, cube_owner=None, first_cube=True):
+              rotate=False, cube_value=1, cube_owner=None, first_cube=True, late=None):
     """Validate a run's settings and build its :class:`JobSetup`.
 
     bots          : two bots (names or bot objects, see :mod:`fastbg.sim.bots`)
@@ -93,6 +97,10 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
     cube_value, cube_owner : the initial cube (owner 0, 1 or None for centred)
     first_cube    : False: the player on roll may not double before the first roll (the
                     no-double line of a cube rollout); the cube plays from the next turn
+    late          : None, or (k, (bot0, bot1)): from ply k on these bots choose the moves
+                    (GNU Backgammon's late evaluation: e.g. 1-ply for the first plies, then
+                    0-ply). Every bot of such a run scores batches: an EvaluatorBot, a
+                    gnubg bot or an n-ply gnubg bot; the games are played in lock-step.
 
     >>> st = job_setup(bots=("pubeval", "random"), seed=3)
     >>> st.names, st.lockstep
@@ -104,6 +112,10 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         raise ValueError(f"bots is a pair of bots, got {bots!r}")
     resolved = [_bots.resolve(b) for b in bots]
     nets = tuple(_bots.gnubg_net_of(b) for b in bots)
+    late_ply, late_evaluators, late_names = _late_bots(late, resolved, nets)
+    if late_ply >= 0:
+        resolved = [r._replace(code=_bots.EVALUATOR, evaluator=e)
+                    for r, e in zip(resolved, _batch_scorers(resolved, nets))]
     if any(r.evaluator is not None for r in resolved):
         # Lock-step games: a gnubg bot scores its candidates in the networks' batch kernel
         # (the same choice, bit for bit), so the round's kernels compile without them.
@@ -141,7 +153,8 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         gnet = gbo = None
     met_pre, met_post = _met_arrays(rules)
     return JobSetup(
-        seed=np.uint64(seed), names=tuple(r.name for r in resolved),
+        seed=np.uint64(seed),
+        names=tuple(r.name + late_names[i] for i, r in enumerate(resolved)),
         bots=_play.Bots(np.array([r.code for r in resolved], np.int64), point, extra, gnet,
                         gbo, resolved[0].scorer, resolved[1].scorer),
         cubes=_play.Cubes(cfg, np.array([c.code for c in cubes], np.int64),
@@ -150,7 +163,38 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         evaluators=tuple(r.evaluator for r in resolved), nets=nets, gcfg=gcfg, start_board=start_board,
         rot=dice_rotation(seed) if rotate else np.zeros((0, 36), np.int64),
         n_threads=resolve_threads(threads), rules=rules,
-        rules_text="cubeless" if rules is None else f"{rules!r}, cube {cubes[0].name}/{cubes[1].name}")
+        rules_text="cubeless" if rules is None else f"{rules!r}, cube {cubes[0].name}/{cubes[1].name}",
+        late_ply=late_ply, late_evaluators=late_evaluators)
+
+
+def _batch_scorers(resolved, nets):
+    """Each bot's function scoring a batch of candidates (for runs in lock-step): its
+    EvaluatorBot function, or its gnubg net's scores; ValueError for the other bots."""
+    out = []
+    for r, net in zip(resolved, nets):
+        if r.evaluator is None and net is None:
+            raise ValueError(f"bot {r.name!r} cannot take part in a switch of bots after k "
+                             "plies: that takes gnubg bots (gnubg, gnubg-1ply ...) or "
+                             "EvaluatorBots")
+        out.append(r.evaluator if r.evaluator is not None else net.scores_rows)
+    return out
+
+
+def _late_bots(late, resolved, nets):
+    """(late ply or -1, the late bots' batch scorers, name suffixes) of ``late``."""
+    if late is None:
+        return -1, (None, None), ("", "")
+    if not isinstance(late, (tuple, list)) or len(late) != 2:
+        raise ValueError(f"late is (k, (bot0, bot1)): from ply k on these bots play; got {late!r}")
+    k, bots = late
+    k = check_int("late plies", k, 1, MAX_PLIES)
+    if not isinstance(bots, (tuple, list)) or len(bots) != 2:
+        raise ValueError(f"late is (k, (bot0, bot1)), got {late!r}")
+    late_resolved = [_bots.resolve(b) for b in bots]
+    late_nets = [_bots.gnubg_net_of(b) for b in bots]
+    _batch_scorers(resolved, nets)          # the early bots must score batches too
+    scorers = tuple(_batch_scorers(late_resolved, late_nets))
+    return k, scorers, tuple(f", then {r.name} from ply {k}" for r in late_resolved)
 
 
 def _parse_start(start):
