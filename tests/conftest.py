@@ -22,39 +22,6 @@ sys.path.insert(0, str(HERE))
 
 NOJIT_MODULES = ("test_movegen", "test_gnubginputs", "test_evaluators", "test_play")
 
-# Kernels most test files reach, compiled into the run's one disk cache before the xdist
-# workers start, two at once (one a core): each worker then loads them instead of
-# compiling them again. With a fresh cache the gnubg networks' batch kernel and the game
-# kernel holding the networks cost about 35 s and 40 s, paid by every worker.
-_WARM_UP = r"""
-import sys
-import numpy as np
-import fastbg
-try:
-    net = fastbg.gnubg_net()
-except FileNotFoundError:
-    sys.exit(0)
-if sys.argv[1] == "net":
-    net.probabilities(np.stack([fastbg.START] * 4))
-    net.scores(fastbg.legal_moves(fastbg.START, (3, 1)))
-else:
-    fastbg.play(4, ("gnubg", "pubeval"), seed=1)
-"""
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_sessionstart(session):
-    """With xdist (``-n``), in the controller only: the shared kernels' warm-up above.
-    A warm-up that fails changes nothing: the tests then compile what they need."""
-    config = session.config
-    if hasattr(config, "workerinput") or not config.getoption("numprocesses", default=None):
-        return
-    procs = [subprocess.Popen([sys.executable, "-c", _WARM_UP, what], cwd=HERE.parent,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-             for what in ("net", "play")]
-    for p in procs:
-        p.wait()
-
 _RUNNER = r"""
 import contextlib, importlib, io, json, pathlib, sys, traceback
 import numba
