@@ -125,7 +125,12 @@ def _win_optimal(key):
 ])
 def test_gnubg_bot_in_bear_offs_matches_the_optimal_dp(net, mine, theirs, dice):
     b = board(mine, theirs)
-    r = fastbg.rollout_moves(b, dice, trials=2592, seed=7, bot="gnubg")
+    # the gnubg bot's choices made in lock-step from the networks' batch kernel: the same
+    # as the in-kernel bot's (tests/test_gnubgnet.py), without compiling the game kernel
+    # with the networks for this one test (about 40 s of a fresh suite)
+    from fastbg.sim.bots import EvaluatorBot
+    r = fastbg.rollout_moves(b, dice, trials=2592, seed=7,
+                             bot=EvaluatorBot(net.scores_rows, name="gnubg"))
     assert len(r) >= 2
     for row in r:
         after = np.array(row.board, np.int8)
@@ -305,7 +310,7 @@ def test_late_switch_of_bots(net):
     worst = EvaluatorBot(lambda rows: -net.scores(rows), name="worst")
     kw = dict(trials=72, seed=3)
     a = fastbg.rollout(START_ID, bot=same, late=(2, "gnubg"), **kw)
-    b = fastbg.rollout(START_ID, bot="gnubg", **kw)
+    b = fastbg.rollout(START_ID, bot=same, **kw)
     assert a.probabilities == b.probabilities            # the same choices, ply by ply
     cut = dict(kw, evaluator="gnubg")
     early = fastbg.rollout(START_ID, bot=worst, late=(1, "gnubg"), truncate=1, **cut)
