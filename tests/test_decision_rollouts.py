@@ -214,6 +214,18 @@ def test_cube_rollout_match_and_errors():
         fastbg.rollout_cube(owned, trials=36, bot="pubeval")
 
 
+def test_cube_rollout_resumes_bit_identically(tmp_path):
+    kw = dict(trials=1296, seed=4, bot="pubeval", chunk_size=324)
+    full = tmp_path / "c.jsonl"
+    want = fastbg.rollout_cube(START_ID, out=str(full), **kw)
+    lines = full.read_text().splitlines()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[:2]) + "\n" + lines[2][:40])
+    got = fastbg.rollout_cube(START_ID, out=str(cut), resume=True, **kw)
+    assert got.to_dict() == want.to_dict() == fastbg.CubeRollout.load(str(full)).to_dict()
+    assert cut.read_text() == full.read_text()
+
+
 def test_no_double_line_forbids_the_first_double():
     """With cube strategies that would double at once, the no-double line must not."""
     b = board({3: 1, 2: 1}, {1: 1})
