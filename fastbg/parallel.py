@@ -69,7 +69,7 @@ def run_spans(work, n, threads, tasks_per_thread=4, min_span=256):
     claim = itertools.count()           # next() is atomic under the GIL: spans are shared out
 
     def worker():
-        for i in iter(lambda: next(claim), None):
+        for i in claim:
             if i >= spans:
                 return
             work(bounds[i], bounds[i + 1])

@@ -37,9 +37,10 @@ from fastbg.sim.bots import strongest_bot
 from fastbg.sim.games import open_journal
 from fastbg.sim.results import Results
 from fastbg.sim.setup import job_setup
-from fastbg.jobs.rollouts import (DEFAULT_CHUNK, OUTPUTS, check_rollout_options,
-                                  late_pair, late_setting, mean_se, resolve_evaluator,
-                                  rollout_cube_state, run_grid, trial_values)
+from fastbg.jobs.rollouts import (DEFAULT_CHUNK, OUTPUTS, bot_name, check_rollout_options,
+                                  evaluator_name, late_pair, late_setting, mean_se,
+                                  resolve_evaluator, rollout_cube_state, run_grid,
+                                  target_setting, trial_values)
 from fastbg.validation import check_int
 
 JOB_MOVES = "rollout_moves"     # the job names in the results files' headers
@@ -183,15 +184,6 @@ def _partial(totals, settings, key):
     target = settings.get("target_se")
     return totals.n < settings["trials"] and not (
         target is not None and _reached(totals, target, key))
-
-
-def _target(target_se):
-    """The settings entry of a stopping rule (none without one)."""
-    if target_se is None:
-        return {}
-    if not isinstance(target_se, (int, float)) or not target_se > 0:
-        raise ValueError(f"target_se is a standard error > 0, got {target_se!r}")
-    return {"target_se": float(target_se)}
 
 
 def _common(bot, seed, threads, truncate, rotate, variance_reduction, evaluator, trials,
@@ -392,14 +384,13 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
         "position": position if isinstance(position, str) else position_id(board),
         "dice": f"{dice[0]}-{dice[1]}", "moves": names,
         "candidates": [position_id(c) for c in cands], "trials": trials,
-        "bot": bot if isinstance(bot, str) else getattr(bot, "name", "bot"),
+        "bot": bot_name(bot),
         "seed": int(seed), "rules": rules_dict(rules), "cube": list(map(str, cube)),
         "truncate": truncate, "rotate": bool(rotate),
         "variance_reduction": bool(variance_reduction),
-        "evaluator": evaluator if evaluator is None or isinstance(evaluator, str)
-        else getattr(evaluator, "__name__", type(evaluator).__name__),
+        "evaluator": evaluator_name(evaluator),
         "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),
-        "initial_cube": value, **_target(target_se), **late_setting(late),
+        "initial_cube": value, **target_setting(target_se), **late_setting(late),
     }
     opts = {"rules": rules, "score": opp_score, "evaluate": evaluate,
             "vr": bool(variance_reduction)}
@@ -563,15 +554,14 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
     names = [c if isinstance(c, str) else getattr(c, "name", type(c).__name__) for c in cube]
     settings = {
         "position": position if isinstance(position, str) else position_id(board),
-        "trials": trials, "bot": bot if isinstance(bot, str) else getattr(bot, "name", "bot"),
+        "trials": trials, "bot": bot_name(bot),
         "seed": int(seed), "rules": rules_dict(rules), "cube": names,
         "truncate": truncate, "rotate": bool(rotate),
         "variance_reduction": bool(variance_reduction),
-        "evaluator": evaluator if evaluator is None or isinstance(evaluator, str)
-        else getattr(evaluator, "__name__", type(evaluator).__name__),
+        "evaluator": evaluator_name(evaluator),
         "chunk_size": chunk_size, "match": bool(rules.is_match), "initial_cube": value,
         "owner": owner, "score": None if score is None else list(score),
-        **_target(target_se), **late_setting(late),
+        **target_setting(target_se), **late_setting(late),
     }
     opts = {"rules": rules, "score": score, "evaluate": evaluate, "vr": bool(variance_reduction)}
     totals, partial = _run(JOB_CUBE, lines, settings, trials, chunk_size, opts, out, resume,

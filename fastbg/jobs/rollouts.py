@@ -188,15 +188,11 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
         "position": _describe(position, board), "trials": trials, "bot": cubeless.names[0],
         "seed": int(cubeless.seed), "rules": rules_dict(rules), "cube": list(map(str, cube)),
         "truncate": truncate, "rotate": bool(rotate),
-        "variance_reduction": bool(variance_reduction), "evaluator": _name(evaluator),
+        "variance_reduction": bool(variance_reduction), "evaluator": evaluator_name(evaluator),
         "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),
         "initial_cube": value,
     }
-    settings.update(late_setting(late))
-    if target_se is not None:
-        if not isinstance(target_se, (int, float)) or not target_se > 0:
-            raise ValueError(f"target_se is a standard error > 0, got {target_se!r}")
-        settings["target_se"] = float(target_se)
+    settings.update(late_setting(late), **target_setting(target_se))
     journal = open_journal(out, JOB, settings, resume, _chunk_checker(settings))
     chunks = {} if journal is None else {rec["lo"]: rec for rec in journal.records}
     bar = progress_bar(trials, progress, "trial", f"rollout with {cubeless.names[0]}",
@@ -278,7 +274,13 @@ def _describe(position, board):
     return position if isinstance(position, str) else position_id(board)
 
 
-def _name(evaluator):
+def bot_name(bot):
+    """A bot's name for a results file: the name given, or the bot object's ``name``."""
+    return bot if isinstance(bot, str) else getattr(bot, "name", "bot")
+
+
+def evaluator_name(evaluator):
+    """An evaluator's name for a results file (None for none)."""
     if evaluator is None or isinstance(evaluator, str):
         return evaluator
     return getattr(evaluator, "__name__", type(evaluator).__name__)
@@ -293,12 +295,20 @@ def late_pair(late):
     return (late[0], (late[1], late[1]))
 
 
+def target_setting(target_se):
+    """The results file's record of a stopping rule (nothing without one)."""
+    if target_se is None:
+        return {}
+    if not isinstance(target_se, (int, float)) or not target_se > 0:
+        raise ValueError(f"target_se is a standard error > 0, got {target_se!r}")
+    return {"target_se": float(target_se)}
+
+
 def late_setting(late):
     """The results file's record of ``late`` (nothing without one)."""
     if late is None:
         return {}
-    bot = late[1]
-    return {"late": [late[0], bot if isinstance(bot, str) else getattr(bot, "name", "bot")]}
+    return {"late": [late[0], bot_name(late[1])]}
 
 
 def check_rollout_options(truncate, variance_reduction, evaluator):

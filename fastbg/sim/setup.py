@@ -112,11 +112,11 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         raise ValueError(f"bots is a pair of bots, got {bots!r}")
     resolved = [_bots.resolve(b) for b in bots]
     nets = tuple(_bots.gnubg_net_of(b) for b in bots)
-    late_ply, late_evaluators, late_names = _late_bots(late, resolved, nets)
-    if late_ply >= 0:
+    late_ply, late_evaluators, late_names = _late_bots(late)
+    if late_ply >= 0:               # both phases score batches in lock-step
         resolved = [r._replace(code=_bots.EVALUATOR, evaluator=e)
                     for r, e in zip(resolved, _batch_scorers(resolved, nets))]
-    if any(r.evaluator is not None for r in resolved):
+    elif any(r.evaluator is not None for r in resolved):
         # Lock-step games: a gnubg bot scores its candidates in the networks' batch kernel
         # (the same choice, bit for bit), so the round's kernels compile without them.
         resolved = [r._replace(code=_bots.EVALUATOR, evaluator=net.scores_rows)
@@ -180,7 +180,7 @@ def _batch_scorers(resolved, nets):
     return out
 
 
-def _late_bots(late, resolved, nets):
+def _late_bots(late):
     """(late ply or -1, the late bots' batch scorers, name suffixes) of ``late``."""
     if late is None:
         return -1, (None, None), ("", "")
@@ -192,7 +192,6 @@ def _late_bots(late, resolved, nets):
         raise ValueError(f"late is (k, (bot0, bot1)), got {late!r}")
     late_resolved = [_bots.resolve(b) for b in bots]
     late_nets = [_bots.gnubg_net_of(b) for b in bots]
-    _batch_scorers(resolved, nets)          # the early bots must score batches too
     scorers = tuple(_batch_scorers(late_resolved, late_nets))
     return k, scorers, tuple(f", then {r.name} from ply {k}" for r in late_resolved)
 
