@@ -192,6 +192,15 @@ def test_single_board_and_batch_shapes(net):
 
 # ---------------------------------------------------------------- pieces
 
+def test_python_scratch_has_the_kernels_types():
+    """The batch kernel's scratch made in Python has the types (and shapes) of the
+    kernels' own: a difference would compile the kernel twice or break it."""
+    import numba
+    py, jit = kg.scratch(), kg.new_scratch()
+    assert numba.typeof(py) == numba.typeof(jit)
+    assert [a.shape for a in py] == [a.shape for a in jit]
+
+
 def test_sigmoid_matches_gnubg_table():
     for x in (-12.0, -9.99, -3.3, -0.0, 0.0, 0.05, 1.0, 4.2, 9.99, 10.0, 30.0):
         s = kg.sigmoid(np.float32(x))
@@ -285,8 +294,14 @@ def test_small_custom_weights(tmp_path):
     net = fastbg.gnubg_net(p)
     assert net.weights.arrays[0].shape == (3, 250, 2)
     assert net.weights.arrays[5][kg.NET_CRASHED] == 0           # crashed falls back to contact
-    probs = net(game_positions(50, seed=8))
+    boards = game_positions(50, seed=8)
+    probs = net(boards)
     assert np.isfinite(probs).all() and (probs >= 0).all() and (probs <= 1).all()
+    # The batch kernel's path for nets not 128 wide gives the one-position path's values.
+    one = np.empty(5)
+    for b, p in zip(boards, probs):
+        kg.evaluate_board(b, net.arrays, net.bearoff, kg.new_scratch(), one)
+        np.testing.assert_array_equal(p, one)
 
 
 @pytest.mark.parametrize("kwargs, match", [

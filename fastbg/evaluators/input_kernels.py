@@ -219,22 +219,22 @@ else:
     _copy4 = _make_copy(4)
     _copy14 = _make_copy(14)
 
-    @njit(cache=True, inline="always")
+    @njit(**HOT)
     def _top(x):
         """Index of the highest set bit of x >= 0; -1 for 0."""
         return 63 - _ctlz64(x)
 
-    @njit(cache=True, inline="always")
+    @njit(**HOT)
     def _low(x):
         """Index of the lowest set bit of x > 0."""
         return _cttz64(x)
 
-    @njit(cache=True, inline="always")
+    @njit(**HOT)
     def _popcount(x):
         """Number of set bits of x >= 0."""
         return _ctpop64(x)
 
-    @njit(cache=True, inline="always")
+    @njit(**HOT)
     def _rev24(x):
         """Bits 0..23 of x in reverse order (bit i -> bit 23 - i)."""
         return _bitrev32(x & LOW24) >> 8
@@ -520,7 +520,7 @@ def half_inputs(board, opp, inp, o):
     _half_inputs(board, opp, inp, o)
 
 
-@njit(cache=True, inline="always")
+@njit(**HOT)
 def _side_summary(board):
     """One pass over a side's points: (occupied, made (2+), blots, exactly two) bitmasks,
     checkers, sum of index x checkers, checkers on points 18..23."""
@@ -543,7 +543,7 @@ def _side_summary(board):
     return occ, made, one, two, tot, isum, n_bc
 
 
-@njit(cache=True, inline="always")
+@njit(**HOT)
 def _half_inputs(board, opp, inp, o):
     """gnubg's CalculateHalfInputs: 25 features of ``board`` (against ``opp``) at inp[o:].
 
@@ -554,7 +554,7 @@ def _half_inputs(board, opp, inp, o):
     _half_from(board, _side_summary(board), _side_summary(opp), inp, o)
 
 
-@njit(cache=True, inline="always")
+@njit(**HOT)
 def _half_from(board, mine, theirs_summary, inp, o):
     """:func:`_half_inputs` from the two sides' :func:`_side_summary` (computed once per
     side for both halves of a position: each summary served two halves)."""
@@ -701,7 +701,7 @@ def contact_inputs(gb, inp, nz, contact250):
     c = base_inputs(gb, inp, nz)
     s0 = _side_summary(gb[0])
     s1 = _side_summary(gb[1])
-    _half_from(gb[1], s1, s0, inp, BASE_INPUTS)
+    _half_from(gb[1], s1, s0, inp, np.int64(BASE_INPUTS))
     _half_from(gb[0], s0, s1, inp, BASE_INPUTS + MORE_INPUTS)
     if contact250:
         _men_off_contact(gb[0], inp, BASE_INPUTS + I_OFF1)

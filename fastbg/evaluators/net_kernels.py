@@ -98,8 +98,9 @@ inp float32[250] inputs; hidden float32[256] hidden units; out float32[5] output
 gb int64[2, 25] gnubg board; dummy int64[2, 25] race-backgammon board; nz int64[250]
 indices of the non-zero inputs; then for :func:`evaluate_rows`: ht float32[3, LANES, 128]
 hidden units of up to LANES positions a net, a row each; slot int64[3, LANES] their row
-numbers; fill int64[3] how many wait; rsum float32[5, LANES] output sums; res
-float32[ROWS_PER_CALL, 5] results; cls int64[ROWS_PER_CALL] classes."""
+numbers; fill int64[3] how many wait; rsum float32[5, LANES] output sums; then for
+:func:`scores`: res float64[ROWS_PER_CALL, 5] probabilities and cls int8[ROWS_PER_CALL]
+classes of a block of candidates."""
 
 # gnubg's sigmoid table: e[k] = exp(k / 10) / 10, one extra entry.
 SIG_E = np.array([np.exp(k / 10.0) / 10.0 for k in range(100)] + [np.exp(9.9) / 10.0],
@@ -335,8 +336,8 @@ def race_bg_prob(gb, side, binom, os_, rbg, dummy):
         pips_op += gb[1 - side, i] * (i - 17)
     if pips_op == 0:
         return np.float32(0.0)
-    lhs = _cdiv(men_home + 3, 4) - (1 if side == 1 else 0)
-    if not lhs <= _cdiv(pips_op + 2, 3):
+    lhs = _cdiv(men_home + 3, np.int64(4)) - (1 if side == 1 else 0)
+    if not lhs <= _cdiv(pips_op + 2, np.int64(3)):
         return np.float32(0.0)
     for i in range(25):
         dummy[side, i] = gb[side, i]
@@ -460,15 +461,15 @@ def _has_checkers(gb, side):
 @njit(**HOT)
 def eval_over(gb, out):
     """gnubg's EvalOver: the game is finished (row 0 is the side not on roll)."""
-    if not _has_checkers(gb, 0):          # the side not on roll bore off all: roller lost
-        g, bg = _loser_kind(gb, 1)
+    if not _has_checkers(gb, np.int64(0)):          # the side not on roll bore off all: roller lost
+        g, bg = _loser_kind(gb, np.int64(1))
         out[OUT_WIN] = 0.0
         out[OUT_WG] = 0.0
         out[OUT_WBG] = 0.0
         out[OUT_LG] = g
         out[OUT_LBG] = bg
-    elif not _has_checkers(gb, 1):        # the roller bore off all
-        g, bg = _loser_kind(gb, 0)
+    elif not _has_checkers(gb, np.int64(1)):        # the roller bore off all
+        g, bg = _loser_kind(gb, np.int64(0))
         out[OUT_WIN] = 1.0
         out[OUT_WG] = g
         out[OUT_WBG] = bg
@@ -520,21 +521,48 @@ def sanity_check(gb, out):
             out[i] = 0.0
 
 
-# Positions evaluated per call of :func:`evaluate_rows` (results kept in the scratch).
+# Candidates scored per block by :func:`scores` (their probabilities kept in the scratch).
 ROWS_PER_CALL = 256
+
+
+def scratch():
+    """Per-thread scratch (a :class:`NetScratch`) made in Python, for callers of
+    :func:`evaluate_rows` from Python: the types of :func:`new_scratch`'s (a test compares
+    them), without compiling it and numba's ``np.zeros`` for each of its array types."""
+    z = np.zeros
+    return NetScratch(z(MAX_INPUTS, np.float32), z(256, np.float32), z(N_OUT, np.float32),
+                      z((2, 25), np.int64), z((2, 25), np.int64), z(MAX_INPUTS, np.int64),
+                      z((N_NETS, _simd.LANES, _simd.FAST_HIDDEN), np.float32),
+                      z((N_NETS, _simd.LANES), np.int64), z(N_NETS, np.int64),
+                      z((N_OUT, _simd.LANES), np.float32), z((ROWS_PER_CALL, N_OUT), np.float64),
+                      z(ROWS_PER_CALL, np.int8))
 
 
 @njit(cache=True)
 def new_scratch():
-    """Per-thread scratch: a :class:`NetScratch`."""
+    """Per-thread scratch (a :class:`NetScratch`), for kernels."""
     return NetScratch(np.zeros(MAX_INPUTS, np.float32), np.zeros(256, np.float32),
                       np.zeros(N_OUT, np.float32), np.zeros((2, 25), np.int64),
                       np.zeros((2, 25), np.int64), np.zeros(MAX_INPUTS, np.int64),
                       np.zeros((N_NETS, _simd.LANES, _simd.FAST_HIDDEN), np.float32),
                       np.zeros((N_NETS, _simd.LANES), np.int64), np.zeros(N_NETS, np.int64),
                       np.zeros((N_OUT, _simd.LANES), np.float32),
-                      np.zeros((ROWS_PER_CALL, N_OUT), np.float32),
-                      np.zeros(ROWS_PER_CALL, np.int64))
+                      np.zeros((ROWS_PER_CALL, N_OUT), np.float64),
+                      np.zeros(ROWS_PER_CALL, np.int8))
+
+
+@njit(**HOT)
+def _evaluate_table(gb, pc, bo, out):
+    """Probabilities of a finished game or a bear-off position (class ``pc`` at most
+    C_BEAROFF1) from the rules and the bear-off tables, before the sanity check."""
+    if pc == C_OVER:
+        for i in range(N_OUT):
+            out[i] = 0.0
+        eval_over(gb, out)
+    elif pc == C_BEAROFF2:
+        eval_bearoff2(gb, bo, out)
+    else:
+        eval_bearoff1(gb, bo, out)
 
 
 @njit(**HOT)
@@ -542,23 +570,14 @@ def evaluate_gb(gb, net, bo, scr):
     """0-ply probabilities of gnubg board ``gb`` into scr.out (float32); returns the class."""
     inp, hidden, out, dummy = scr.inp, scr.hidden, scr.out, scr.dummy
     pc = classify(gb, bo.binom)
-    ifuncs = net.ifunc
-    if pc == C_OVER:
-        for i in range(N_OUT):
-            out[i] = 0.0
-        eval_over(gb, out)
-    elif pc == C_BEAROFF2:
-        eval_bearoff2(gb, bo, out)
-    elif pc == C_BEAROFF1:
-        eval_bearoff1(gb, bo, out)
-    elif pc == C_RACE:
-        n_nz = inputs_into(ifuncs[NET_RACE], gb, inp, scr.nz)
-        forward(net, np.int64(NET_RACE), inp, scr.nz, n_nz, hidden, out)
-        race_improvement(gb, out, bo, dummy)
+    if pc <= C_BEAROFF1:
+        _evaluate_table(gb, pc, bo, out)
     else:
         k = _net_of(pc, net.n_in)
-        n_nz = inputs_into(ifuncs[k], gb, inp, scr.nz)
+        n_nz = inputs_into(net.ifunc[k], gb, inp, scr.nz)
         forward(net, k, inp, scr.nz, n_nz, hidden, out)
+        if k == NET_RACE:
+            race_improvement(gb, out, bo, dummy)
     sanity_check(gb, out)
     return pc
 
@@ -581,34 +600,55 @@ def _net_of(pc, n_in):
 
 
 @njit(**HOT)
-def _flush(k, rows, start, swapped, net, bo, scr):
+def _forward_plain(net, k, inp, nz, n_nz, hidden, out):
+    """:func:`forward` for a net whose hidden layer is not 128 wide: the plain loops only
+    (the batch kernel keeps one copy of the vector code, in its 128-wide path)."""
+    nh = net.n_hid[k]
+    h = hidden[:nh]
+    _simd.hidden_sums_reference(net.w1[k], net.b1[k, :nh], inp, nz, n_nz, h)
+    _simd.outputs_reference(h, -net.beta[k, 0], SIG_E, SIG_LO, SIG_HI, net.w2[k],
+                            net.b2[k], out)
+    bo = -net.beta[k, 1]
+    for o in range(N_OUT):
+        out[o] = sigmoid(bo * out[o])
+
+
+@njit(**HOT)
+def _flush(k, rows, swapped, net, bo, scr, probs):
     """Finish the positions waiting for net ``k``: their output sums side by side, then
-    each one's output sigmoids, race refinements and sanity check, into the results."""
+    each one's output sigmoids, race refinements and sanity check, into ``probs``."""
     out, gb, dummy = scr.out, scr.gb, scr.dummy
-    ht, slot, fill, rsum, res = scr.ht, scr.slot, scr.fill, scr.rsum, scr.res
+    ht, slot, fill, rsum = scr.ht, scr.slot, scr.fill, scr.rsum
     binom, os_, rbg = bo.binom, bo.one_sided, bo.race_bg
     _simd.outputs_rows(ht[k], net.w2[k], net.b2[k], rsum)
     # The output sigmoids of the whole block as vectors: :func:`sigmoid` of each sum.
     _simd.sigmoid_rows(rsum, -net.beta[k, 1], SIG_E, SIG_LO, SIG_HI)
     for s in range(fill[k]):
-        r = slot[k, s]
+        i = slot[k, s]
         for o in range(N_OUT):
             out[o] = rsum[o, s]
-        _load_gb(rows, start + r, swapped, gb)
+        _load_gb(rows, i, swapped, gb)
         if k == NET_RACE:
             _race_improvement(gb, out, binom, os_, rbg, dummy)
         sanity_check(gb, out)
         for o in range(N_OUT):
-            res[r, o] = out[o]
+            probs[i, o] = out[o]
     fill[k] = 0
 
 
-@njit(**HOT)
-def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
-    """0-ply probabilities of rows[start:stop] (interchange boards; at most ROWS_PER_CALL)
-    into scr.res[:stop - start] (float32 (.., 5)), classes into scr.cls; seen from the side
-    on roll, or with ``swapped`` from the other side (the candidates of a move, evaluated
-    with the opponent on roll, for the scores of a move's results).
+@njit(nogil=True, **HOT)
+def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
+    """probs[lo:hi] (float64, the float32 outputs widened) and classes[lo:hi] (int8) of
+    interchange boards rows[lo:hi], for the side on roll, or with ``swapped`` for the
+    other side (a move's results: their scores are :func:`_mover_equity` of these);
+    ``scr`` a scratch of :func:`new_scratch`, one per thread.
+
+    The networks' one batch kernel. It runs without the GIL, on Python threads
+    (:func:`fastbg.parallel.run_spans`), not in a ``prange`` loop, and it is called from
+    Python directly: every kernel that holds the networks compiles them again, and a
+    level of calls above them costs their optimisation and code generation again (about
+    3 s each on a 2-core machine), so the evaluators, the move scores, the n-ply search,
+    the bots of lock-step games and the rollouts' variance reduction all come here.
 
     The same numbers as :func:`evaluate_gb` one by one, but the output sums of LANES
     positions of one net run side by side in the lanes of a vector (the sums of one
@@ -618,34 +658,43 @@ def evaluate_rows(rows, start, stop, swapped, net, bo, scr):
     (:func:`fastbg.evaluators.simd.outputs_rows`), not scattered into lanes unit by unit.
     """
     inp, hidden = scr.inp, scr.hidden
-    out, gb, nz = scr.out, scr.gb, scr.nz
-    ht, slot, fill, res, cls = scr.ht, scr.slot, scr.fill, scr.res, scr.cls
+    out, gb, nz, dummy = scr.out, scr.gb, scr.nz, scr.dummy
+    ht, slot, fill = scr.ht, scr.slot, scr.fill
     w1, b1, beta, n_in, n_hid, ifuncs = net.w1, net.b1, net.beta, net.n_in, net.n_hid, net.ifunc
     binom = bo.binom
     h = hidden[:_simd.FAST_HIDDEN]
     for k in range(N_NETS):
         fill[k] = 0
-    for i in range(start, stop):
-        r = i - start
+    for i in range(lo, hi):
         _load_gb(rows, i, swapped, gb)
         pc = classify(gb, binom)
-        cls[r] = pc
-        k = _net_of(pc, n_in)
-        if pc > C_BEAROFF1 and n_hid[k] == _simd.FAST_HIDDEN:
-            n_nz = inputs_into(ifuncs[k], gb, inp, nz)
-            _simd.hidden_sums(w1[k], b1[k], inp, nz, n_nz, h)
-            _simd.sigmoids_to_row(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
-            slot[k, fill[k]] = r
-            fill[k] += 1
-            if fill[k] == _simd.LANES:
-                _flush(k, rows, start, swapped, net, bo, scr)
+        classes[i] = pc
+        if pc <= C_BEAROFF1:
+            _evaluate_table(gb, pc, bo, out)
         else:
-            evaluate_gb(gb, net, bo, scr)
-            for o in range(N_OUT):
-                res[r, o] = out[o]
+            k = _net_of(pc, n_in)
+            # (:func:`inputs_into` written out: one level of calls less to compile)
+            if ifuncs[k] == IF_RACE:
+                n_nz = race_inputs(gb, inp, nz)
+            else:
+                n_nz = contact_inputs(gb, inp, nz, ifuncs[k] == IF_CONTACT250)
+            if n_hid[k] == _simd.FAST_HIDDEN:
+                _simd.hidden_sums(w1[k], b1[k], inp, nz, n_nz, h)
+                _simd.sigmoids_to_row(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
+                slot[k, fill[k]] = i
+                fill[k] += 1
+                if fill[k] == _simd.LANES:
+                    _flush(k, rows, swapped, net, bo, scr, probs)
+                continue
+            _forward_plain(net, k, inp, nz, n_nz, hidden, out)
+            if k == NET_RACE:
+                race_improvement(gb, out, bo, dummy)
+        sanity_check(gb, out)
+        for o in range(N_OUT):
+            probs[i, o] = out[o]
     for k in range(N_NETS):
         if fill[k]:
-            _flush(k, rows, start, swapped, net, bo, scr)
+            _flush(k, rows, swapped, net, bo, scr, probs)
 
 
 @njit(**HOT)
@@ -660,39 +709,16 @@ def evaluate_board(b, net, bo, scr, probs):
     return pc
 
 
-@njit(nogil=True, cache=True)
-def evaluate_span(rows, lo, hi, swapped, net, bo, probs, classes):
-    """probs[lo:hi] (float64, the float32 outputs widened) and classes[lo:hi] (int8) of
-    interchange boards rows[lo:hi], for the side on roll, or with ``swapped`` for the
-    other side (a move's results: their scores are :func:`_mover_equity` of these).
-
-    The one batch entry point of the networks. It runs without the GIL, on Python threads
-    (:func:`fastbg.parallel.run_spans`), not in a ``prange`` loop: every kernel that holds
-    the networks compiles them again (about 40 s on a 2-core machine), so the evaluators,
-    the move scores, the n-ply search, the bots of lock-step games and the rollouts'
-    variance reduction all come here.
-    """
-    scr = new_scratch()
-    res, cls = scr.res, scr.cls
-    for b0 in range(lo, hi, ROWS_PER_CALL):
-        b1 = min(hi, b0 + ROWS_PER_CALL)
-        evaluate_rows(rows, b0, b1, swapped, net, bo, scr)
-        for g in range(b0, b1):
-            classes[g] = cls[g - b0]
-            for o in range(N_OUT):
-                probs[g, o] = res[g - b0, o]
-
-
 @njit(**HOT)
-def _mover_equity(out):
-    """The mover's cubeless money equity from the opponent's probabilities ``out``, in
-    float32 as gnubg's ``InvertEvaluation`` + ``Utility``."""
+def _mover_equity(p):
+    """The mover's cubeless money equity from the opponent's probabilities ``p`` (float32
+    values, widened or not), in float32 as gnubg's ``InvertEvaluation`` + ``Utility``."""
     one = np.float32(1.0)
-    win = one - out[OUT_WIN]
-    wg = out[OUT_LG]
-    wbg = out[OUT_LBG]
-    lg = out[OUT_WG]
-    lbg = out[OUT_WBG]
+    win = one - np.float32(p[OUT_WIN])
+    wg = np.float32(p[OUT_LG])
+    wbg = np.float32(p[OUT_LBG])
+    lg = np.float32(p[OUT_WG])
+    lbg = np.float32(p[OUT_WBG])
     return np.float32(np.float64(win) * 2.0 - 1.0 + wg + wbg - lg - lbg)
 
 
@@ -701,9 +727,9 @@ def scores(cands, k, net, bo, scr, out):
     """out[i] = gnubg's 0-ply score of the result cands[i] (seen from the mover) for i < k:
     the mover's cubeless money equity (:func:`_mover_equity` of the probabilities with
     the opponent on roll), evaluated in blocks by :func:`evaluate_rows`."""
-    res = scr.res
+    res, cls = scr.res, scr.cls
     for b0 in range(0, k, ROWS_PER_CALL):
         b1 = min(k, b0 + ROWS_PER_CALL)
-        evaluate_rows(cands, b0, b1, np.bool_(True), net, bo, scr)
+        evaluate_rows(cands[b0:b1], 0, b1 - b0, np.bool_(True), net, bo, scr, res, cls)
         for i in range(b0, b1):
             out[i] = _mover_equity(res[i - b0])

@@ -19,6 +19,7 @@ hidden weights input by input (``inputs x hidden``), output weights output by ou
 (``outputs x hidden``), hidden thresholds, output thresholds.
 """
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -214,14 +215,15 @@ class GnubgNet:
         """(probabilities (m, 5) float64, classes (m,) int8) of valid C-contiguous int8
         boards ``rows`` (m, 26), unchecked (the callers inside fastbg have checked them):
         for the side on roll, or with ``swapped`` for the other side. All threads run the
-        networks' one kernel (:func:`fastbg.evaluators.net_kernels.evaluate_span`)."""
+        networks' one kernel (:func:`fastbg.evaluators.net_kernels.evaluate_rows`)."""
         m = rows.shape[0]
         probs = np.empty((m, _k.N_OUT), np.float64)
         classes = np.empty(m, np.int8)
         if m:
             flag = np.bool_(swapped)
-            run_spans(lambda lo, hi: _k.evaluate_span(rows, lo, hi, flag, self.arrays,
-                                                      self.bearoff, probs, classes),
+            run_spans(lambda lo, hi: _k.evaluate_rows(rows, lo, hi, flag, self.arrays,
+                                                      self.bearoff, _thread_scratch(),
+                                                      probs, classes),
                       m, resolve_threads(self.threads))
         return probs, classes
 
@@ -290,6 +292,17 @@ class GnubgNet:
         probabilities, with cube efficiency ``x`` (gnubg uses about 0.68 in contact)."""
         from fastbg.cube.strategies import JanowskiCube
         return JanowskiCube(self.probs_kernel(), x=x, name="gnubg-janowski")
+
+
+_LOCAL = threading.local()
+
+
+def _thread_scratch():
+    """This thread's scratch of the networks' batch kernel (made on its first call)."""
+    scr = getattr(_LOCAL, "scratch", None)
+    if scr is None:
+        scr = _LOCAL.scratch = _k.scratch()
+    return scr
 
 
 def _make_probs_kernel(arrays, bearoff):

@@ -123,9 +123,6 @@ def _outputs_128(typingctx, hidden, scale, table, lo, hi, wo, bias, out):
             return builder.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
                                           ir.Constant(ivty, [0] * LANES))
 
-        def vec_at(base, k):
-            return builder.bitcast(builder.gep(base, [ir.Constant(i64, k * LANES)]), vptr)
-
         scale_v = splat(args[1])
         lo_v, hi_v = splat(args[3]), splat(args[4])
         row_stride = cgutils.unpack_tuple(builder, wo_arr.strides, 2)[0]
@@ -133,18 +130,29 @@ def _outputs_128(typingctx, hidden, scale, table, lo, hi, wo, bias, out):
         rows = [builder.bitcast(builder.gep(wo_bytes, [builder.mul(ir.Constant(i64, o),
                                                                      row_stride)]),
                                 f32.as_pointer()) for o in range(5)]
-        sums = [builder.load(builder.gep(b_arr.data, [ir.Constant(i64, o)])) for o in range(5)]
-        for k in range(N_VEC):
-            x = builder.fmul(scale_v, builder.load(vec_at(h_arr.data, k), align=4))
+        accs = [cgutils.alloca_once(builder, f32) for _ in range(5)]
+        for o, acc in enumerate(accs):
+            builder.store(builder.load(builder.gep(b_arr.data, [ir.Constant(i64, o)])), acc)
+        # A loop over the eight vectors (the same operations in the same order as eight
+        # copies of its body, an eighth of the code to compile).
+        with cgutils.for_range(builder, ir.Constant(i64, N_VEC)) as loop:
+            first = builder.mul(loop.index, ir.Constant(i64, LANES))
+
+            def vec_at(base):
+                return builder.bitcast(builder.gep(base, [first]), vptr)
+
+            x = builder.fmul(scale_v, builder.load(vec_at(h_arr.data), align=4))
             v = _vector_sigmoid(builder, x, t_arr.data, lo_v, hi_v)
-            builder.store(v, vec_at(h_arr.data, k), align=4)
-            for o in range(5):
-                p = builder.fmul(v, builder.load(vec_at(rows[o], k), align=4))
+            builder.store(v, vec_at(h_arr.data), align=4)
+            for o, acc in enumerate(accs):
+                p = builder.fmul(v, builder.load(vec_at(rows[o]), align=4))
+                total = builder.load(acc)
                 for lane in range(LANES):
-                    sums[o] = builder.fadd(sums[o],
-                                           builder.extract_element(p, ir.Constant(i32, lane)))
+                    total = builder.fadd(total,
+                                         builder.extract_element(p, ir.Constant(i32, lane)))
+                builder.store(total, acc)
         for o in range(5):
-            builder.store(sums[o], builder.gep(out_arr.data, [ir.Constant(i64, o)]))
+            builder.store(builder.load(accs[o]), builder.gep(out_arr.data, [ir.Constant(i64, o)]))
         return context.get_dummy_value()
 
     return sig, codegen
@@ -282,13 +290,12 @@ def _sigmoids_to_row(typingctx, hidden, scale, table, lo, hi, hs, row):
         base = builder.bitcast(builder.gep(builder.bitcast(hs_arr.data, ir.IntType(8).as_pointer()),
                                            [builder.mul(r, row_stride)]),
                                ir.FloatType().as_pointer())
-        for k in range(N_VEC):
-            src = builder.bitcast(builder.gep(h_arr.data, [ir.Constant(i64, k * LANES)]),
-                                  vty.as_pointer())
+        with cgutils.for_range(builder, ir.Constant(i64, N_VEC)) as loop:
+            first = builder.mul(loop.index, ir.Constant(i64, LANES))
+            src = builder.bitcast(builder.gep(h_arr.data, [first]), vty.as_pointer())
             v = _vector_sigmoid(builder, builder.fmul(scale_v, builder.load(src, align=4)),
                                 t_arr.data, lo_v, hi_v)
-            dst = builder.bitcast(builder.gep(base, [ir.Constant(i64, k * LANES)]),
-                                  vty.as_pointer())
+            dst = builder.bitcast(builder.gep(base, [first]), vty.as_pointer())
             builder.store(v, dst, align=4)
         return context.get_dummy_value()
 
@@ -347,24 +354,32 @@ def _outputs_rows(typingctx, hs, wo, bias, out):
                                                                           stride)])
             return builder.bitcast(p, f32.as_pointer())
 
-        accs = [_splat(builder, builder.load(builder.gep(b_arr.data, [ir.Constant(i64, o)])))
-                for o in range(5)]
+        accs = [cgutils.alloca_once(builder, vty) for _ in range(5)]
+        for o, acc in enumerate(accs):
+            builder.store(_splat(builder, builder.load(builder.gep(b_arr.data,
+                                                                   [ir.Constant(i64, o)]))),
+                          acc)
         hrows = [row_ptr(hs_arr, p) for p in range(LANES)]
         wrows = [row_ptr(wo_arr, o) for o in range(5)]
-        for t in range(N_VEC):
-            first = ir.Constant(i64, t * LANES)
+        # A loop over the eight tiles, not eight copies of its body: the same operations
+        # in the same order, an eighth of the code to optimise and compile.
+        with cgutils.for_range(builder, ir.Constant(i64, N_VEC)) as loop:
+            first = builder.mul(loop.index, ir.Constant(i64, LANES))
             tile = [builder.load(builder.bitcast(builder.gep(hrows[p], [first]),
                                                  vty.as_pointer()), align=4)
                     for p in range(LANES)]
             cols = _transpose16(builder, tile)        # cols[j][p] = hs[p, 16 t + j]
+            sums = [builder.load(acc) for acc in accs]
             for j in range(LANES):
+                at = builder.add(first, ir.Constant(i64, j))
                 for o in range(5):
-                    w = _splat(builder, builder.load(builder.gep(
-                        wrows[o], [ir.Constant(i64, t * LANES + j)])))
-                    accs[o] = builder.fadd(accs[o], builder.fmul(cols[j], w))
+                    w = _splat(builder, builder.load(builder.gep(wrows[o], [at])))
+                    sums[o] = builder.fadd(sums[o], builder.fmul(cols[j], w))
+            for o, acc in enumerate(accs):
+                builder.store(sums[o], acc)
         for o in range(5):
-            builder.store(accs[o], builder.bitcast(row_ptr(out_arr, o), vty.as_pointer()),
-                          align=4)
+            builder.store(builder.load(accs[o]),
+                          builder.bitcast(row_ptr(out_arr, o), vty.as_pointer()), align=4)
         return context.get_dummy_value()
 
     return sig, codegen

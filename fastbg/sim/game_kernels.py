@@ -173,7 +173,7 @@ def start_game(seed, game, start_board, start_side, use_start, board):
     for i in range(BOARD_SIZE):
         board[i] = start_board[i]
     if use_start:
-        d1, d2 = _dice.roll(seed, game, 0)
+        d1, d2 = _dice.roll(seed, game, np.int64(0))
         return start_side, d1, d2, 0
     side, a, b, ties = _dice.opening_roll(seed, game)
     if side == 0:
