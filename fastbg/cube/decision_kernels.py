@@ -20,7 +20,7 @@ from numba import njit
 from fastbg.cube import keith_kernels as _race
 from fastbg import dice as _dice
 from fastbg.position.board_kernels import is_race
-from fastbg.jit import HOT
+from fastbg.jit import HOT, INNER
 
 C_ENABLED, C_MATCH, C_JACOBY, C_BEAVERS, C_RACCOONS, C_AUTO, C_AUTO_LIMIT, C_TRIPLE66, \
     C_MAX_CUBE, C_LENGTH, C_CRAWFORD_RULE, C_SIZE = range(12)
@@ -73,7 +73,7 @@ def auto_double_stake(cfg, seed, game, ties):
     return value
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _opening_tie_die(seed, game, t):
     """The die both players showed on tied opening throw ``t``."""
     r = _dice.rand64(seed, game, t, _dice.STREAM_OPENING)
@@ -94,7 +94,7 @@ def settle(cfg, value, turned, kind, winner_away):
 
 # ---- Janowski (money) -----------------------------------------------------------------
 
-@njit(**HOT)
+@njit(**INNER)
 def _win_loss(p):
     w = p[P_WIN]
     big_w = 1.0 + (p[P_WG] + p[P_WBG]) / w if w > 0 else 1.0
@@ -102,7 +102,7 @@ def _win_loss(p):
     return big_w, big_l
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _interp(x, x0, y0, x1, y1):
     if x1 <= x0:
         return y1
@@ -213,7 +213,7 @@ def race_takes(board):
     return (_race.keith_decision(board) & _race.RACE_TAKE) != 0
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _probs(side, board, plug0, plug1, p):
     if side == 0:
         if plug0 is not None:
@@ -245,7 +245,7 @@ def cube_phase(cfg, strat, xeff, met_pre, met_post, side, board, value, owner, t
     return v, o, t, over, w, pts
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _cube_decisions(cfg, strat, xeff, met_pre, met_post, side, board, value, owner, turned,
                     away0, away1, crawford_game, crawford_after, plug0, plug1, p):
     if (crawford_game or (owner >= 0 and owner != side)

@@ -16,7 +16,7 @@ from fastbg.position.bits import bitrev32 as _bitrev32
 from fastbg.position.bits import ctlz64 as _ctlz64
 from fastbg.position.bits import ctpop64 as _ctpop64
 from fastbg.position.bits import cttz64 as _cttz64
-from fastbg.jit import HOT
+from fastbg.jit import HOT, INNER
 from fastbg.constants import CHECKERS
 
 
@@ -219,22 +219,22 @@ else:
     _copy4 = _make_copy(4)
     _copy14 = _make_copy(14)
 
-    @njit(**HOT)
+    @njit(**INNER)
     def _top(x):
         """Index of the highest set bit of x >= 0; -1 for 0."""
         return 63 - _ctlz64(x)
 
-    @njit(**HOT)
+    @njit(**INNER)
     def _low(x):
         """Index of the lowest set bit of x > 0."""
         return _cttz64(x)
 
-    @njit(**HOT)
+    @njit(**INNER)
     def _popcount(x):
         """Number of set bits of x >= 0."""
         return _ctpop64(x)
 
-    @njit(**HOT)
+    @njit(**INNER)
     def _rev24(x):
         """Bits 0..23 of x in reverse order (bit i -> bit 23 - i)."""
         return _bitrev32(x & LOW24) >> 8
@@ -242,7 +242,7 @@ else:
 
 # ---- inputs ---------------------------------------------------------------------------
 
-@njit(**HOT)
+@njit(**INNER)
 def _point_inputs(nc, inp, o):
     """A point's 4 inputs: 1 checker, 2, 3 or more, (n - 3) / 2 above 3."""
     inp[o] = 1.0 if nc == 1 else 0.0
@@ -251,7 +251,7 @@ def _point_inputs(nc, inp, o):
     inp[o + 3] = (nc - 3) / 2.0 if nc > 3 else 0.0
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _point_nonzero(nc, o, nz, c):
     """Append the indices of a point's non-zero inputs to nz[c:] (without branches: the
     0..2 written entries are kept by the count); returns the new count."""
@@ -260,7 +260,7 @@ def _point_nonzero(nc, o, nz, c):
     return c + (nc > 0) + (nc > 3)
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _point_nonzero_u(nc, o, nz, c):
     """:func:`_point_nonzero` with an unsigned count ``c`` (no negative-index checks)."""
     nz[c] = o + min(nc, 3) - 1
@@ -302,29 +302,29 @@ def made_mask(board):
     return m
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _escape_pattern(mask, n):
     """gnubg's Escapes pattern: bit i = point 24 - n + i made, for i < min(12, n)."""
     return (mask >> (24 - n)) & ((1 << min(12, n)) - 1)
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _escapes(mask, n):
     return ESC[_escape_pattern(mask, n)]
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _escapes_r(mask, n):
     return ESC1[_escape_pattern(mask, n)]
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _top_bit(x):
     """Index of the highest set bit of 0 < x < 2^32."""
     return _top(x)
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _masks(board):
     """(occupied, made (2+), blots, exactly two) bitmasks of board[0..24] (one vectorised
     pass; a separate pass over the opponent's points in reverse order cost 25 ns)."""
@@ -341,7 +341,7 @@ def pip_loss(board, opp):
     return _pip_loss(board[24], occ, made, two, _rev24(theirs), _rev24(oone))
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _pip_loss(bar, occ, made, two, omade, oblots):
     """:func:`pip_loss` from our checkers on the bar and bitmasks (ours: occupied, made,
     exactly two; the opponent's made points and blots in our numbering). No arrays: each
@@ -381,7 +381,7 @@ DB_D = np.array([1, 2, 3, 4, 5, 6, 0, 0], np.int64)
 DB_SHIFT = np.array([[m * d if d else 60 for d in DB_D] for m in range(5)], np.int64)
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _rolls_no_bar(hitters, blots, opn, oblots, made):
     """(pips, ways of 36 hitting once, twice) of gnubg's roll loop, nobody on our bar.
 
@@ -437,7 +437,7 @@ def _rolls_no_bar(hitters, blots, opn, oblots, made):
     return npips, n1, n2
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _rolls_bar1(hitters, blots, opn, oblots, omade):
     """gnubg's roll loop with one checker of ours on the bar: a die hits from the bar, and
     its highest other hitter counts if the other die enters (for a double gnubg looks at
@@ -491,7 +491,7 @@ def _rolls_bar1(hitters, blots, opn, oblots, omade):
     return npips, n1, n2
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _rolls_bar2(blots):
     """gnubg's roll loop with two or more of ours on the bar: single dice from the bar."""
     npips = 0
@@ -520,7 +520,7 @@ def half_inputs(board, opp, inp, o):
     _half_inputs(board, opp, inp, o)
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _side_summary(board):
     """One pass over a side's points: (occupied, made (2+), blots, exactly two) bitmasks,
     checkers, sum of index x checkers, checkers on points 18..23."""
@@ -543,7 +543,7 @@ def _side_summary(board):
     return occ, made, one, two, tot, isum, n_bc
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _half_inputs(board, opp, inp, o):
     """gnubg's CalculateHalfInputs: 25 features of ``board`` (against ``opp``) at inp[o:].
 
@@ -554,7 +554,7 @@ def _half_inputs(board, opp, inp, o):
     _half_from(board, _side_summary(board), _side_summary(opp), inp, o)
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _half_from(board, mine, theirs_summary, inp, o):
     """:func:`_half_inputs` from the two sides' :func:`_side_summary` (computed once per
     side for both halves of a position: each summary served two halves)."""
@@ -713,7 +713,7 @@ def contact_inputs(gb, inp, nz, contact250):
     return np.int64(u)
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _men_off_contact(board, inp, o):
     """menOffNonCrashed: borne-off count on a scale for at most eight off."""
     m = CHECKERS

@@ -51,7 +51,7 @@ from numba import njit
 
 from fastbg.evaluators import bearoff_kernels as _bo
 from fastbg.evaluators import simd as _simd
-from fastbg.jit import HOT
+from fastbg.jit import HOT, INNER
 from fastbg.constants import BAR
 from fastbg.evaluators.input_kernels import (  # noqa: F401  (re-exported: tests and tools use them here)
     BASE_INPUTS, CHECKERS, ESC, ESC1, HIT_WAY, HIT_WAYS, I_OFF1, MORE_INPUTS, RACE_HALF, RI_NCROSS,
@@ -243,7 +243,7 @@ def eval_bearoff2(gb, bo, out):
     out[OUT_WIN] = np.float64(eq / np.float32(2.0)) + 0.5
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _gammon_probs(gb, bp0, bp1, bo):
     """gnubg's setGammonProb: (lose gammon, win gammon) for all-home positions."""
     binom, os_, gam = bo.binom, bo.one_sided, bo.gammon
@@ -276,7 +276,7 @@ def _gammon_probs(gb, bp0, bp1, bo):
 INT32_LIMIT = 1 << 31
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _one_sided_win(n, n_opp, os_):
     """P(the side on roll, index n, finishes no later than the other, index n_opp), as
     gnubg's EvalBearoff1Full computes it: the sum over i <= j of 16-bit products
@@ -366,7 +366,7 @@ def race_bg_prob(gb, side, binom, os_, rbg, dummy):
     return win if side == 1 else np.float32(np.float64(1.0) - win)
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _cdiv(a, b):
     """C integer division (truncates toward zero)."""
     q = abs(a) // b
@@ -379,7 +379,7 @@ def race_improvement(gb, out, bo, dummy):
     _race_improvement(gb, out, bo.binom, bo.one_sided, bo.race_bg, dummy)
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _race_improvement(gb, out, binom, os_, rbg, dummy):
     """gnubg's raceImprovement: exact race backgammons, certain gammons."""
     men0 = 0
@@ -436,7 +436,7 @@ def _race_improvement(gb, out, binom, os_, rbg, dummy):
             out[OUT_WIN] = 1.0 if side else 0.0
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _loser_kind(gb, loser):
     """(gammon, backgammon) as 0/1 for ``loser`` (gnubg row) of a finished game."""
     c = 0
@@ -450,7 +450,7 @@ def _loser_kind(gb, loser):
     return 1.0, 0.0
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _has_checkers(gb, side):
     for i in range(25):
         if gb[side, i]:
@@ -551,7 +551,7 @@ def new_scratch():
                       np.zeros(ROWS_PER_CALL, np.int8))
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _evaluate_table(gb, pc, bo, out):
     """Probabilities of a finished game or a bear-off position (class ``pc`` at most
     C_BEAROFF1) from the rules and the bear-off tables, before the sanity check."""
@@ -582,7 +582,7 @@ def evaluate_gb(gb, net, bo, scr):
     return pc
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _load_gb(rows, i, swapped, gb):
     if swapped:
         to_gnubg_swapped(rows[i], gb)
@@ -590,7 +590,7 @@ def _load_gb(rows, i, swapped, gb):
         to_gnubg(rows[i], gb)
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _net_of(pc, n_in):
     if pc == C_RACE:
         return NET_RACE
@@ -599,7 +599,7 @@ def _net_of(pc, n_in):
     return NET_CONTACT
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _forward_plain(net, k, inp, nz, n_nz, hidden, out):
     """:func:`forward` for a net whose hidden layer is not 128 wide: the plain loops only
     (the batch kernel keeps one copy of the vector code, in its 128-wide path)."""
@@ -613,7 +613,7 @@ def _forward_plain(net, k, inp, nz, n_nz, hidden, out):
         out[o] = sigmoid(bo * out[o])
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _flush(k, rows, swapped, net, bo, scr, probs):
     """Finish the positions waiting for net ``k``: their output sums side by side, then
     each one's output sigmoids, race refinements and sanity check, into ``probs``."""
@@ -709,7 +709,7 @@ def evaluate_board(b, net, bo, scr, probs):
     return pc
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _mover_equity(p):
     """The mover's cubeless money equity from the opponent's probabilities ``p`` (float32
     values, widened or not), in float32 as gnubg's ``InvertEvaluation`` + ``Utility``."""

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 from fastbg.constants import BOARD_SIZE, MAX_RESULTS, DIE_MAX, CHECKERS, BAR, OPP_BAR, HOME_TOP
-from fastbg.jit import HOT
+from fastbg.jit import HOT, INNER
 from fastbg.position import movegen as _mg
 
 MAX_PLY = 3
@@ -119,7 +119,7 @@ def mover_equity(q):
     return (1.0 - q[0]) * 2.0 - 1.0 + q[3] + q[4] - q[1] - q[2]
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _gen(scr, board, d1, d2, row0):
     scr.gen[0] += 1
     return _mg.generate(board, d1, d2, scr.cands, row0, scr.work, scr.stack, scr.hashes,
@@ -166,7 +166,7 @@ def expand(scr, node, child0, leaf_level, plugin):
         flip_into(cands[brow[r]], scr.nodes[child0 + r])
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _count_ties(scr, total, leaf_level):
     """Add to scr.ties the rolls where another candidate's 0-ply score equals the best's
     exactly and the choice can matter: gnubg then picks one by its C library's sort, which

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from fastbg.position.bits import copy_row, lowest_bit
-from fastbg.jit import HOT
+from fastbg.jit import HOT, INNER
 # Board offsets and bounds: module-level ints, which numba freezes as constants.
 from fastbg.constants import BAR, BOARD_SIZE, HOME_TOP, MAX_RESULTS
 
@@ -128,7 +128,7 @@ def undo_move(b, s, d, hit):
     b[s] += 1
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _after(own, b, s, d):
     """``own`` after a checker moved from ``s`` by ``d`` (``b`` already updated)."""
     if b[s] == 0:
@@ -139,12 +139,12 @@ def _after(own, b, s, d):
     return own
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _emit(work, out, row):
     copy_row(out, row, work)
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _generate_doubles(work, d, own, blocked, out, row0, stack):
     # Depth-first search over up to four steps, each source at most the previous one (see
     # the module doc), kept iterative with make/undo written in place: a helper function
@@ -235,7 +235,7 @@ def _generate_doubles(work, d, own, blocked, out, row0, stack):
     return count
 
 
-@njit(**HOT)
+@njit(**INNER)
 def _generate_mixed(work, d1, d2, own, blocked, out, row0, stack, hashes, slots, gen):
     # make/undo and the dedupe are written out in place: as separate functions each call
     # passed the board arrays with reference counting, which cost about 1.4x here.

@@ -1,0 +1,102 @@
+"""Speed of this tree against another checkout of fastbg (A/B), on one thread.
+
+Each round runs one process per tree, in alternating order (the trees are imported from
+their own folders through PYTHONPATH, each with its own warm numba cache, so compilation
+is not timed); every process times each workload ``--timings`` times. The medians over
+all rounds are reported, with new/old. The workloads are the hot paths that a kernel
+change can slow: games of the built-in bots, the gnubg networks' batch kernel (scores
+and probabilities of distinct positions) and a variance-reduced gnubg rollout.
+
+    git worktree add --detach /tmp/old <commit>
+    python -m bench.ab --old /tmp/old [--rounds 4] [--timings 8] [--json ab.json]
+
+The first round of each tree also fills its numba cache (its figures are dropped).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+from bench import harness
+
+CHILD = r"""
+import json, sys, time
+import numba
+numba.set_num_threads(1)
+import numpy as np
+import fastbg
+from bench import workloads
+
+timings = int(sys.argv[1])
+pos = workloads.net_positions(40_000, seed=1)
+net = fastbg.gnubg_net()
+work = {
+    "play 20,000 random vs random": lambda: fastbg.play(20_000, ("random", "random"), seed=1),
+    "play 10,000 pubeval vs pubeval": lambda: fastbg.play(10_000, ("pubeval", "pubeval"),
+                                                          seed=1),
+    "play 300 gnubg vs pubeval": lambda: fastbg.play(300, ("gnubg", "pubeval"), seed=1),
+    "GnubgNet.scores, 40,000 results": lambda: net.scores(pos),
+    "GnubgNet.probabilities, 40,000 positions": lambda: net.probabilities(pos),
+    "VR rollout, 72 trials, gnubg": lambda: fastbg.rollout(
+        "4HPwATDgc/ABMA", trials=72, bot="gnubg", variance_reduction=True,
+        evaluator="gnubg"),
+}
+out = {}
+for name, fn in work.items():
+    fn()                                   # compile or load from the cache
+    ts = []
+    for _ in range(timings):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    out[name] = ts
+print(json.dumps(out))
+"""
+
+
+def run_tree(root, timings):
+    """One process of the tree at ``root``: {workload: [seconds, ...]}."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    # the tree's fastbg first; this tree's bench package for the workloads
+    env["PYTHONPATH"] = os.pathsep.join([root, here])
+    out = subprocess.run([sys.executable, "-c", CHILD, str(timings)], env=env, cwd=root,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", required=True, help="folder of the other checkout (the base)")
+    ap.add_argument("--rounds", type=int, default=4, help="rounds of one process per tree (4)")
+    ap.add_argument("--timings", type=int, default=8, help="timings per workload a process (8)")
+    ap.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
+    a = ap.parse_args(argv)
+    new = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    trees = {"old": os.path.abspath(a.old), "new": new}
+    for root in trees.values():                       # warm each tree's cache
+        run_tree(root, 1)
+    samples = {"old": {}, "new": {}}
+    for r in range(a.rounds):
+        order = ("old", "new") if r % 2 == 0 else ("new", "old")
+        for key in order:
+            for name, ts in run_tree(trees[key], a.timings).items():
+                samples[key].setdefault(name, []).extend(ts)
+    info = harness.machine()
+    harness.print_machine(info, "A/B, one thread: medians in seconds")
+    print(f"{'workload':44s} {'old':>8s} {'new':>8s} {'new/old':>8s}")
+    rows = []
+    for name in samples["new"]:
+        o = statistics.median(samples["old"][name])
+        n = statistics.median(samples["new"][name])
+        rows.append({"workload": name, "old": o, "new": n, "ratio": n / o})
+        print(f"{name:44s} {o:8.4f} {n:8.4f} {n / o:8.3f}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"machine": info, "old": trees["old"], "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
