@@ -22,7 +22,7 @@ Technique (each piece checked against GNU Backgammon's results in tests/test_mov
   each candidate (reading back bytes just written stalls).
 """
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from fastbg.position.bits import copy_row, lowest_bit
 from fastbg.jit import HOT, INNER
@@ -392,10 +392,13 @@ def legal_moves_one(board, d1, d2):
     return out[:k].copy()
 
 
-@njit(parallel=True, cache=True)
+@njit(nogil=True, cache=True)
 def legal_moves_chunks(boards, dice, chunk_lo, chunk_hi, region_lo, region_hi, buf,
-                       start, count, done):
-    """Generate results for chunks of positions in parallel (one chunk per task).
+                       start, count, done, c_lo, c_hi):
+    """Generate the results of chunks c_lo..c_hi-1 of positions (one span of
+    :func:`fastbg.parallel.run_spans`: this kernel runs without the GIL on Python threads;
+    a ``prange`` loop here cost numba a compile of the move generator in a gufunc of its
+    own, 2-3 s of a fresh start).
 
     boards (n, 26) int8 and dice (n, 2) int8 are the positions; chunk c covers positions
     [chunk_lo[c], chunk_hi[c]) and writes into buf rows [region_lo[c], region_hi[c]).
@@ -403,26 +406,29 @@ def legal_moves_chunks(boards, dice, chunk_lo, chunk_hi, region_lo, region_hi, b
     when fewer than MAX_RESULTS rows remain in its region; done[c] says how many of its
     positions were finished, so the caller can run the rest again.
     """
-    for c in prange(chunk_lo.shape[0]):
-        work, stack, hashes, slots = new_scratch()
+    work, stack, hashes, slots = new_scratch()
+    gen = np.int64(0)       # one scratch for the span: each position a new generation
+    for c in range(c_lo, c_hi):
         row = region_lo[c]
         finished = 0    # kept local: bumping done[c] per position was false sharing
         for i in range(chunk_lo[c], chunk_hi[c]):
             if region_hi[c] - row < MAX_RESULTS:
                 break
             finished += 1
+            gen += 1
             k = generate(boards[i], dice[i, 0], dice[i, 1], buf, row, work, stack, hashes,
-                         slots, finished)
+                         slots, gen)
             start[i] = row
             count[i] = k
             row += k
         done[c] = finished
 
 
-@njit(parallel=True, cache=True)
+@njit(nogil=True, **HOT)
 def gather_rows(buf, start, count, positions, out, offsets):
-    """Copy the rows of ``positions`` from ``buf`` to their final place in ``out``."""
-    for j in prange(positions.shape[0]):
+    """Copy the rows of ``positions`` from ``buf`` to their final place in ``out`` (one
+    thread: a copy, not worth a parallel kernel's compile)."""
+    for j in range(positions.shape[0]):
         i = positions[j]
         src = start[i]
         dst = offsets[i]

@@ -10,7 +10,7 @@ import numpy as np
 from fastbg.position import movegen as _mg
 from fastbg.position.board import validate
 from fastbg.constants import BOARD_DTYPE, BOARD_SIZE, DIE_MAX, DIE_MIN, MAX_RESULTS
-from fastbg.parallel import resolve_threads, threads as _threads
+from fastbg.parallel import resolve_threads, run_spans, threads as _threads
 
 # Rows reserved per position in the first pass of the batch kernel. The perft workload
 # averages 15.9 results per pair and doubles alone 30; a chunk that runs short stops, and
@@ -142,7 +142,10 @@ def _block(boards, dice, n_threads, rows_per):
     with _SCRATCH.lock:
         buf = (_SCRATCH.rows(int(region_hi[-1])) if first_pass
                else np.empty((int(region_hi[-1]), BOARD_SIZE), BOARD_DTYPE))
-        _mg.legal_moves_chunks(boards, dice, lo, hi, region_lo, region_hi, buf, start, count, done)
+        run_spans(lambda c0, c1: _mg.legal_moves_chunks(boards, dice, lo, hi, region_lo,
+                                                        region_hi, buf, start, count, done,
+                                                        c0, c1),
+                  lo.size, n_threads, tasks_per_thread=_CHUNKS_PER_THREAD, min_span=1)
         used = np.add.reduceat(count, lo)
         rows = np.concatenate([buf[r:r + u] for r, u in zip(region_lo, used)])
     if np.array_equal(done, hi - lo):
