@@ -58,8 +58,9 @@ def run_spans(work, n, threads, tasks_per_thread=4, min_span=256):
     a kernel with a ``prange`` loop costs numba a second compilation of everything it
     calls (the loop body becomes a function of its own, compiled and linked into the
     kernel: about 11 s of a fresh start for the networks, measured), a thread pool a few
-    microseconds a span. Spans hold at least ``min_span`` units; an exception in a span is
-    raised here once every span has stopped.
+    microseconds a span. Spans hold at least ``min_span`` units; an exception in a span
+    (or Ctrl-C) stops the claiming of new spans and is raised here once the spans under
+    way have stopped.
     """
     spans = max(1, min(threads * tasks_per_thread, n // min_span))
     if spans == 1 or threads == 1:
@@ -67,12 +68,17 @@ def run_spans(work, n, threads, tasks_per_thread=4, min_span=256):
         return
     bounds = [n * i // spans for i in range(spans + 1)]
     claim = itertools.count()           # next() is atomic under the GIL: spans are shared out
+    failed = []                         # set once a span raised (or Ctrl-C): claim no more
 
     def worker():
-        for i in claim:
-            if i >= spans:
-                return
-            work(bounds[i], bounds[i + 1])
+        try:
+            for i in claim:
+                if i >= spans or failed:
+                    return
+                work(bounds[i], bounds[i + 1])
+        except BaseException:
+            failed.append(True)
+            raise
 
     pool = _pool(threads - 1)
     futures = [pool.submit(worker) for _ in range(min(threads - 1, spans - 1))]
@@ -80,6 +86,6 @@ def run_spans(work, n, threads, tasks_per_thread=4, min_span=256):
         worker()
     finally:
         for f in futures:
-            f.exception()           # wait for every span before anything is raised
+            f.exception()           # wait for the spans under way before anything is raised
     for f in futures:
         f.result()

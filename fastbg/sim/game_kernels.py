@@ -2,9 +2,9 @@
 
 Two drivers share the per-ply helpers below:
 
-* :func:`play_games` plays whole games inside one parallel kernel (prange over chunks of
-  games, one scratch set per chunk). Used whenever both bots run inside numba: the
-  built-in policies and numba plug-in scorers.
+* :func:`play_games` plays whole games inside one kernel, tasks of contiguous games (one
+  scratch set per task) shared out to Python threads. Used whenever both bots run inside
+  numba: the built-in policies and numba plug-in scorers.
 * The lock-step kernels (:func:`lockstep_start`, :func:`lockstep_roll`,
   :func:`lockstep_apply`) advance every live game by one ply per round, so a Python
   evaluator can score the candidates of all live games in one call between rounds.
@@ -441,33 +441,29 @@ def new_game_scratch(gnet):
                        np.zeros(5), work, stack, hashes, slots, net_scratch(gnet))
 
 
-@njit(parallel=True, cache=True)
-def play_games(seed, game0, n_tasks, gcfg, start_board, rot, bots, cubes, outcome, cube_out,
-               final):
-    """Play games ``game0 .. game0 + n - 1`` (n = len(outcome)) in ``n_tasks`` parallel tasks.
+@njit(nogil=True, cache=True)
+def play_games(seed, game0, t_lo, t_hi, n_tasks, gcfg, start_board, rot, bots, cubes,
+               outcome, cube_out, final):
+    """Play tasks ``t_lo .. t_hi - 1`` of the games ``game0 .. game0 + n - 1`` (n =
+    len(outcome)) cut into ``n_tasks`` contiguous tasks, each with its own scratch.
 
     outcome  (n, 5) int32: winner, kind, plies, first, error per game.
     cube_out (n, 3) int32: final cube value, dropped (0/1), points won by the winner.
     final    (n, 26) int8 receives each game's last board when truncating, else (0, 26).
-    Each task plays a contiguous slice of games with its own scratch, allocated once.
+    The kernel runs without the GIL on Python threads (:func:`fastbg.parallel.run_spans`
+    shares the tasks out), not in a ``prange`` loop: that compiled the whole game (with
+    the networks, for a gnubg bot) a second time, in a gufunc of its own.
     """
     n = outcome.shape[0]
     keep = final.shape[0] == n
-    # Parallel loops take named tuples only as arguments and only one level deep: the
-    # gnubg tables enter as plain tuples and ``bots`` is rebuilt inside.
-    policies, point, extra = bots.policies, bots.point, bots.extra
-    plugin0, plugin1 = bots.plugin0, bots.plugin1
-    gnet_t, gbo_t = plain(bots.gnet), plain(bots.gbo)
-    for t in prange(n_tasks):
+    for t in range(t_lo, t_hi):
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
-        task_bots = Bots(policies, point, extra, as_net(gnet_t), as_bearoff(gbo_t), plugin0,
-                         plugin1)
-        scr = new_game_scratch(task_bots.gnet)
+        scr = new_game_scratch(bots.gnet)
         gen = np.int64(0)
         for g in range(lo, hi):
             w, kd, pl, fi, err, gen, val, drp, pts = play_one(
-                seed, game0 + g, gcfg, start_board, rot, task_bots, cubes, scr, gen)
+                seed, game0 + g, gcfg, start_board, rot, bots, cubes, scr, gen)
             outcome[g, 0] = w
             outcome[g, 1] = kd
             outcome[g, 2] = pl
@@ -482,9 +478,12 @@ def play_games(seed, game0, n_tasks, gcfg, start_board, rot, bots, cubes, outcom
                     final[g, i] = board[i]
 
 
-@njit(parallel=True, cache=True)
-def play_matches(seed, match0, n_tasks, length, gcfg, start_board, rot, bots, cubes, result):
-    """Play whole matches to ``length`` points, matches ``match0 .. match0 + n - 1``.
+@njit(nogil=True, cache=True)
+def play_matches(seed, match0, t_lo, t_hi, n_tasks, length, gcfg, start_board, rot, bots,
+                 cubes, result):
+    """Play tasks ``t_lo .. t_hi - 1`` of whole matches to ``length`` points, matches
+    ``match0 .. match0 + n - 1`` cut into ``n_tasks`` tasks (on Python threads, as
+    :func:`play_games`).
 
     Every game starts from ``start_board`` (the starting position) with the opening roll.
     Game j of match m uses the game key ``(m << 16) | j`` for its dice (a match to N
@@ -495,15 +494,10 @@ def play_matches(seed, match0, n_tasks, length, gcfg, start_board, rot, bots, cu
     """
     n = result.shape[0]
     cfg = cubes.cfg
-    policies, point, extra = bots.policies, bots.point, bots.extra
-    plugin0, plugin1 = bots.plugin0, bots.plugin1
-    gnet_t, gbo_t = plain(bots.gnet), plain(bots.gbo)
-    for t in prange(n_tasks):
+    for t in range(t_lo, t_hi):
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
-        task_bots = Bots(policies, point, extra, as_net(gnet_t), as_bearoff(gbo_t), plugin0,
-                         plugin1)
-        scr = new_game_scratch(task_bots.gnet)
+        scr = new_game_scratch(bots.gnet)
         g_cfg = gcfg.copy()
         gen = np.int64(0)
         for m in range(lo, hi):
@@ -524,7 +518,7 @@ def play_matches(seed, match0, n_tasks, length, gcfg, start_board, rot, bots, cu
                                            and not crawford_done and not craw)
                 key = ((match0 + m) << 16) | games
                 w, kd, pl, fi, e, gen, val, drp, pts = play_one(
-                    seed, key, g_cfg, start_board, rot, task_bots, cubes, scr, gen)
+                    seed, key, g_cfg, start_board, rot, bots, cubes, scr, gen)
                 games += 1
                 if e != 0:
                     err = e

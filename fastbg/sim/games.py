@@ -21,7 +21,7 @@ import numpy as np
 from fastbg import journal as _journal
 from fastbg.constants import BOARD_SIZE
 from fastbg.cube.rules import rules_dict
-from fastbg.parallel import threads as _threads
+from fastbg.parallel import run_spans, threads as _threads
 from fastbg.position.ids import position_id
 from fastbg.position.movegen import gather_rows as _gather_rows
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
@@ -97,10 +97,12 @@ def play_chunk(st, game0, n, keep_final=False):
         if st.lockstep:
             _lockstep_chunk(st, np.int64(game0), rows)
         else:
-            _play.play_games(st.seed, np.int64(game0), max(1, min(n, st.n_threads * TASKS_PER_THREAD)),
-                             st.gcfg, st.start_board, st.rot, st.bots,
-                             st.cubes if st.cube_on else None,   # cubeless: no cube code
-                             rows.outcome, rows.cube_out, rows.final)
+            n_tasks = max(1, min(n, st.n_threads * TASKS_PER_THREAD))
+            cubes = st.cubes if st.cube_on else None        # cubeless: no cube code
+            run_spans(lambda t0, t1: _play.play_games(
+                st.seed, np.int64(game0), t0, t1, n_tasks, st.gcfg, st.start_board, st.rot,
+                st.bots, cubes, rows.outcome, rows.cube_out, rows.final),
+                n_tasks, st.n_threads, tasks_per_thread=TASKS_PER_THREAD, min_span=1)
     raise_for_errors(rows.outcome, game0, st.names)
     return rows
 

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from fastbg.cube.rules import MatchRules
-from fastbg.parallel import threads as _threads
+from fastbg.parallel import run_spans, threads as _threads
 from fastbg.sim import game_kernels as _play
 from fastbg.sim.games import TASKS_PER_THREAD, raise_for_errors, run_per_game_job
 from fastbg.sim.results import MatchResults
@@ -28,9 +28,11 @@ def play_match_chunk(st, length, match0, n):
         return r
     with _threads(st.n_threads), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Cannot cache compiled function")
-        _play.play_matches(st.seed, np.int64(match0),
-                           max(1, min(n, st.n_threads * TASKS_PER_THREAD)), length, st.gcfg,
-                           st.start_board, st.rot, st.bots, st.cubes, r)
+        n_tasks = max(1, min(n, st.n_threads * TASKS_PER_THREAD))
+        run_spans(lambda t0, t1: _play.play_matches(
+            st.seed, np.int64(match0), t0, t1, n_tasks, length, st.gcfg, st.start_board,
+            st.rot, st.bots, st.cubes, r),
+            n_tasks, st.n_threads, tasks_per_thread=TASKS_PER_THREAD, min_span=1)
     raise_for_errors(r, match0, st.names, "match")
     return r
 
