@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from fastbg.cube.rules import MatchRules
+from fastbg.distributed import resolve_backend
 from fastbg.parallel import threads as _threads
 from fastbg.sim import game_kernels as _play
 from fastbg.sim.games import TASKS_PER_THREAD, raise_for_errors, run_per_game_job
@@ -42,12 +43,13 @@ def _match_arrays(r):
 
 def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), seed=0,
                  threads=None, crawford=True, max_cube=64, opening="use", match_offset=0,
-                 progress=False, chunk_size=None, *, out=None, resume=False):
+                 progress=False, chunk_size=None, *, out=None, resume=False, ray=None):
     """Play ``n`` whole matches to ``length`` points and report match-winning rates.
 
     cube        : the two bots' cube strategies (``"never"``, ``"race"``, JanowskiCube).
     chunk_size  : matches per chunk (default: sized to about a quarter second each).
     out, resume : a results journal, as in :func:`fastbg.play`.
+    ray         : a Ray cluster to play the chunks on, as in :func:`fastbg.play`.
     Ctrl-C returns the matches finished so far, with ``partial=True``.
 
     >>> import fastbg
@@ -57,6 +59,7 @@ def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), se
     """
     rules = MatchRules(length, crawford=crawford, max_cube=max_cube)
     n = check_int("n", n, 0)
+    backend = resolve_backend(ray)
     match_offset = check_int("match_offset", match_offset, 0, (2**47) - 1 - n)
     if 2 * length - 1 >= 1 << 16:
         raise ValueError("matches longer than 32,767 points are not supported")
@@ -71,7 +74,8 @@ def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), se
         "matches", settings, n, MatchResults,
         lambda lo, hi: _match_arrays(play_match_chunk(st, length, match_offset + lo, hi - lo)),
         out=out, resume=resume, progress=progress, unit="match",
-        desc=f"{st.names[0]} vs {st.names[1]}", chunk_size=chunk_size, most=MAX_CHUNK)
+        desc=f"{st.names[0]} vs {st.names[1]}", chunk_size=chunk_size, most=MAX_CHUNK,
+        backend=backend)
     k = arrays["winner"].shape[0]
     return MatchResults(**arrays, bots=st.names, length=length, seed=int(st.seed),
                         match_offset=match_offset, partial=interrupted or k < n,
