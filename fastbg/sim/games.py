@@ -29,7 +29,7 @@ from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
 from fastbg.progress import progress_bar
 from fastbg.sim import game_kernels as _play
 from fastbg.sim.results import GameResults
-from fastbg.sim.setup import MAX_PLIES, job_setup
+from fastbg.sim.setup import MAX_PLIES, job_setup, ready_cube_plugins
 from fastbg.validation import check_int
 
 MAX_CHUNK = 1 << 15         # games per chunk at most: bounds the memory of a chunk's state
@@ -92,6 +92,7 @@ def play_chunk(st, game0, n, keep_final=False):
     rows = ChunkRows(n, keep_final)
     if n == 0:
         return rows
+    ready_cube_plugins(st.cubes)
     with _threads(st.n_threads), warnings.catch_warnings():
         # Plug-ins make the kernel uncacheable; numba says so on each compile.
         warnings.filterwarnings("ignore", message="Cannot cache compiled function")

@@ -15,7 +15,7 @@ from fastbg.parallel import threads as _threads
 from fastbg.sim import game_kernels as _play
 from fastbg.sim.games import TASKS_PER_THREAD, raise_for_errors, run_per_game_job
 from fastbg.sim.results import MatchResults
-from fastbg.sim.setup import job_setup
+from fastbg.sim.setup import job_setup, ready_cube_plugins
 from fastbg.validation import check_int
 
 MAX_CHUNK = 1 << 12      # matches per chunk at most
@@ -27,6 +27,7 @@ def play_match_chunk(st, length, match0, n):
     r = np.zeros((n, 5), np.int32)
     if n == 0:
         return r
+    ready_cube_plugins(st.cubes)
     with _threads(st.n_threads), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Cannot cache compiled function")
         _play.play_matches(st.seed, np.int64(match0),
