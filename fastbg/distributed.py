@@ -33,9 +33,10 @@ from fastbg.constants import VERSION
 from fastbg.parallel import task_threads
 from fastbg.validation import check_int
 
-#: The driver's work per chunk that finishes (measured on 2 cores: the task's submission
-#: and its result, the journal line and its fsync; bench/ray_backend.py, docs/cluster.md).
-DRIVER_SECONDS = 0.004
+#: The driver's work per chunk: submitting a task and taking its result. Measured on 2
+#: shared cores (AMD EPYC): 540 trivial tasks/s with 16 in flight, 1.8 ms a task
+#: (docs/cluster.md); a journal line adds 0.3 ms (a rollout chunk) to 5 ms (32,768 games).
+DRIVER_SECONDS = 0.002
 #: Adaptively sized chunks last long enough that the driver is busy at most this share.
 DRIVER_SHARE = 0.25
 INSTALL_HINT = "pip install 'fastbg[ray]'"
@@ -131,7 +132,11 @@ class RayCluster:
         ray = self.connect()
         task = _remote_task(ray)
         options = {"num_cpus": self.cpus_per_task, "max_retries": self.max_retries}
-        context = [ray.put(compute)]          # in a list: the task fetches it, once a worker
+        try:
+            context = [ray.put(compute)]      # in a list: the task fetches it, once a worker
+        except Exception as exc:              # cloudpickle raises many kinds
+            raise TypeError(f"this job cannot be sent to Ray workers: its bots, evaluators or "
+                            f"settings do not pickle ({exc})") from exc
         window = self.in_flight or 2 * self.slots()
         versions = _versions()
         self.last = log = []
