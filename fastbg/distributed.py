@@ -34,9 +34,9 @@ from fastbg.parallel import task_threads
 from fastbg.validation import check_int
 
 #: The driver's work per chunk: submitting a task and taking its result. Measured on 2
-#: shared cores (AMD EPYC): 540 trivial tasks/s with 16 in flight, 1.8 ms a task
-#: (docs/cluster.md); a journal line adds 0.3 ms (a rollout chunk) to 5 ms (32,768 games).
-DRIVER_SECONDS = 0.002
+#: shared cores (AMD EPYC, bench/ray_backend.py): 418 trivial tasks/s with 64 in flight,
+#: 2.4 ms a task; a journal line adds 0.3 ms (a rollout chunk) to 5.3 ms (32,768 games).
+DRIVER_SECONDS = 0.0024
 #: Adaptively sized chunks last long enough that the driver is busy at most this share.
 DRIVER_SHARE = 0.25
 INSTALL_HINT = "pip install 'fastbg[ray]'"
