@@ -91,6 +91,18 @@ def test_arguments_and_a_missing_ray(monkeypatch):
         fastbg.play(10, ray=True)
 
 
+def test_a_task_runs_on_its_own_cpus():
+    """Inside task_threads every thread count asked for is the task's, restored after."""
+    import numba
+    from fastbg.parallel import resolve_threads, task_threads
+    before = numba.get_num_threads()
+    with task_threads(1):
+        assert numba.get_num_threads() == 1 and resolve_threads(2) == resolve_threads(None) == 1
+        with fastbg.threads(2) as n:
+            assert n == 1 and numba.get_num_threads() == 1
+    assert numba.get_num_threads() == before and resolve_threads(None) == before
+
+
 def _same_games(a, b):
     for name in GAME_FIELDS:
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
