@@ -19,9 +19,9 @@ from contextlib import closing
 import numpy as np
 
 from fastbg import journal as _journal
-from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.constants import BOARD_SIZE
 from fastbg.cube.rules import rules_dict
+from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.parallel import threads as _threads
 from fastbg.position.ids import position_id
 from fastbg.position.movegen import gather_rows as _gather_rows
