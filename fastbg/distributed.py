@@ -11,8 +11,8 @@ share one code path for merging, journaling and resume:
 
 * :data:`LOCAL` computes each chunk when the job asks for the next one;
 * :class:`RayCluster` ships the chunk function and its settings once per job
-  (``ray.put``: a gnubg bot's weights travel once, not with every task) and keeps a few
-  tasks per CPU of the cluster in flight. In a task numba runs on the task's CPUs
+  (``ray.put``: a gnubg bot's weights travel once, not with every task) and keeps two
+  tasks per task slot of the cluster in flight. In a task numba runs on the task's CPUs
   (:func:`fastbg.parallel.task_threads`), whatever thread count the job asked for.
 
 Failures. A worker that dies (killed, its node lost) has its task retried by Ray
@@ -134,6 +134,8 @@ class RayCluster:
         options = {"num_cpus": self.cpus_per_task, "max_retries": self.max_retries}
         try:
             context = [ray.put(compute)]      # in a list: the task fetches it, once a worker
+        except ray.exceptions.RayError:
+            raise                             # the object store's, not the job's
         except Exception as exc:              # cloudpickle raises many kinds
             raise TypeError(f"this job cannot be sent to Ray workers: its bots, evaluators or "
                             f"settings do not pickle ({exc})") from exc
