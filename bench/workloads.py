@@ -17,6 +17,8 @@ Workloads:
   :func:`gnubg_nn_games` (gnubg-nn's own 0-ply player playing the same kind of games).
 * network evaluations: :func:`net_positions`, distinct positions met in seeded games.
 * variance analysis: :data:`VARIANCE_POSITIONS`.
+* a file of positions (the Ray backend's rollout job): :func:`position_file`, the first
+  ``n`` contact positions of the perft set, one Position ID a line.
 * published figures the analyses compare with: :data:`PUBLISHED_PUBEVAL_VS_GNUBG`.
 """
 import dataclasses
@@ -263,3 +265,13 @@ VARIANCE_POSITIONS = {"opening": OPENING_ID, "middle game": MIDDLE_ID,
 # (/work/shared/data/README.md); for pubeval -0.63, the +-0.03 read as a 95% interval.
 PUBLISHED_PUBEVAL_VS_GNUBG = {"points_per_game": -0.63, "half95": 0.03,
                               "gnubg_win_rate": 0.719, "games": 40_000}
+
+
+# -- a file of positions (bench/ray_backend.py) ---------------------------------------------
+def position_file(path, n=20):
+    """Write the first ``n`` contact positions of the perft set to ``path``, one Position ID
+    a line (a file for ``fastbg.rollout_many``); returns ``path``."""
+    ids = perft_ids("contact")[:n]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(ids) + "\n")
+    return path

@@ -12,6 +12,7 @@ from fastbg.position.ids import (position_id, board_from_position_id, MatchState
 from fastbg.position.moves import legal_moves, legal_moves_batch
 from fastbg.position.notation import move_notation, move_notations, parse_move
 from fastbg.parallel import threads
+from fastbg.distributed import RayCluster
 from fastbg.sim.bots import ScorerBot, EvaluatorBot
 from fastbg.sim.games import play, BotError
 from fastbg.sim.matches import play_matches
@@ -39,7 +40,7 @@ __all__ = [
     "position_id", "board_from_position_id",
     "MatchState", "match_id", "match_state_from_id", "XGIDInfo", "xgid", "parse_xgid",
     "legal_moves", "legal_moves_batch", "move_notation", "move_notations", "parse_move",
-    "threads",
+    "threads", "RayCluster",
     "play", "play_matches", "GameResults", "MatchResults", "BotError", "ScorerBot",
     "EvaluatorBot", "JanowskiCube", "cube", "met", "evaluators", "rollout", "RolloutResult",
     "tournament", "TournamentResults", "TournamentFileError", "pair_seed",

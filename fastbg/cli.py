@@ -153,6 +153,33 @@ def demo_command(repeat, threads, games, json_path):
         raise SystemExit(1)
 
 
+_RAY_DEFAULT = "default"     # --ray without an address
+
+
+def _ray_option(f):
+    """``--ray [ADDRESS]``: run the job's chunks as tasks on a Ray cluster."""
+    return click.option(
+        "--ray", "ray_address", is_flag=False, flag_value=_RAY_DEFAULT, default=None,
+        metavar="[ADDRESS]",
+        help="Run the chunks as tasks on a Ray cluster (needs pip install 'fastbg[ray]'): "
+             "the results are bit-identical to a run on this machine, and --out, --resume "
+             "and Ctrl-C work as without --ray (a file started either way resumes either "
+             "way). ADDRESS: the head node's host:6379 or ray://host:10001, or "
+             "'auto' (a cluster this machine has joined); without ADDRESS: RAY_ADDRESS, "
+             "else a cluster started here with 'ray start', else a new local Ray "
+             "instance on this machine's cores. Each task runs numba on its one CPU "
+             "(--threads does not apply). Put --ray after POSITION, or write "
+             "--ray=ADDRESS (docs/cluster.md).")(f)
+
+
+def _backend(address):
+    """The jobs' ``backend=`` argument from ``--ray``."""
+    if address is None:
+        return "local"
+    from fastbg.distributed import RayCluster
+    return RayCluster(None if address == _RAY_DEFAULT else address)
+
+
 def _rules_options(cube_default, cube_help):
     """The rule options shared by ``play`` and ``tournament`` (money, match, cube)."""
     options = [
@@ -237,9 +264,10 @@ def _count_or_none(text, option):
               help="Append the games to this results file as chunks finish (JSON lines), "
                    "to resume after Ctrl-C or a crash.")
 @click.option("--resume", is_flag=True, help="Continue the games saved in --out.")
+@_ray_option
 def play_command(bots, games, seed, threads, offset, opening, money, match_length, cube_text,
                  jacoby, beavers, raccoons, auto_doubles, triple_on_66, max_cube, crawford,
-                 progress, json_path, save_path, out_path, resume):
+                 progress, json_path, save_path, out_path, resume, ray_address):
     """Play games between two bots and print the summary.
 
     Cubeless money games by default; --money plays the cube under money rules, --match N
@@ -254,6 +282,7 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
       fastbg play --bots pubeval,greedy --money --beavers --cube race,race
       fastbg play --bots pubeval,greedy --match 7 --games 10000
       fastbg play --bots gnubg,pubeval --games 100000 --out g.jsonl   (Ctrl-C, then --resume)
+      fastbg play --bots pubeval,gnubg --games 10000000 --out g.jsonl --ray auto
     """
     import fastbg
     pair = _pair(bots, "--bots")
@@ -269,12 +298,13 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
                                       threads=threads, crawford=crawford,
                                       max_cube=rules.max_cube, opening=opening,
                                       match_offset=offset, progress=progress, out=out_path,
-                                      resume=resume)
+                                      resume=resume, backend=_backend(ray_address))
         else:
             res = fastbg.play(games, pair, seed=seed, threads=threads, progress=progress,
                               opening=opening, game_offset=offset, rules=rules,
-                              cube=cube if money else None, out=out_path, resume=resume)
-    except (ValueError, TypeError, ImportError, FileExistsError) as exc:
+                              cube=cube if money else None, out=out_path, resume=resume,
+                              backend=_backend(ray_address))
+    except (ValueError, TypeError, ImportError, FileExistsError, ConnectionError) as exc:
         raise click.ClickException(str(exc)) from None
     dt = time.perf_counter() - t0
     n = len(res)
@@ -346,10 +376,11 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
               help="Write the estimates as JSON.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True),
               help="With --positions: also write one CSV row per position.")
+@_ray_option
 def rollout_command(position, dice, moves_text, cube_decision, positions_path, trials, bot,
                     ply, seed, threads, rotate, truncate, variance_reduction, evaluator, money,
                     match_length, cube_text, late_text, target_se, out_path, resume,
-                    chunk_size, progress, json_path, csv_path):
+                    chunk_size, progress, json_path, csv_path, ray_address):
     """Roll out POSITION (a gnubg Position ID or an XGID), a decision, or a file of them.
 
     Without --dice or --cube-decision: POSITION with the player on roll still to roll;
@@ -370,6 +401,7 @@ def rollout_command(position, dice, moves_text, cube_decision, positions_path, t
       fastbg rollout --positions positions.txt --trials 1296 --out rollouts.jsonl
       fastbg rollout 4HPwATDgc/ABMA --trials 12960 --out r.jsonl   (Ctrl-C, then --resume)
       fastbg rollout "XGID=-BBABBBbB---c-----B-babcb-:0:0:1:00:2:1:0:5:10" --match 5
+      fastbg rollout --positions positions.txt --out rollouts.jsonl --ray auto
     """
     import fastbg
     from fastbg.sim.bots import strongest_bot
@@ -400,7 +432,7 @@ def rollout_command(position, dice, moves_text, cube_decision, positions_path, t
     cube = _cube_strategies(cube_text, bot, cube_decision)
     common = dict(trials=trials, bot=bot, seed=seed, truncate=truncate, rotate=rotate,
                   variance_reduction=variance_reduction, evaluator=evaluator, threads=threads,
-                  progress=progress, chunk_size=chunk_size)
+                  progress=progress, chunk_size=chunk_size, backend=_backend(ray_address))
     if target_se is not None:
         common["target_se"] = target_se
     if late_text:
@@ -430,7 +462,7 @@ def rollout_command(position, dice, moves_text, cube_decision, positions_path, t
         else:
             res = fastbg.rollout(position, rules=rules, cube=cube or ("race", "race"),
                                  out=out_path, resume=resume, **common)
-    except (ValueError, TypeError, ImportError, FileExistsError) as exc:
+    except (ValueError, TypeError, ImportError, FileExistsError, ConnectionError) as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:
         _interrupted(0, trials, "trials", out_path, "run the command again, with --out "
@@ -503,9 +535,11 @@ def _pair(text, option):
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True),
               help="Draw the points-per-game matrix as a PNG (needs the plot extra).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
+@_ray_option
 def tournament_command(bots, games, seed, threads, duplicate, money, match_length, cube_text,
                        jacoby, beavers, raccoons, auto_doubles, triple_on_66, max_cube,
-                       crawford, chunk_size, out_path, resume, json_path, plot_path, progress):
+                       crawford, chunk_size, out_path, resume, json_path, plot_path, progress,
+                       ray_address):
     """Play a round robin between bots: ratings, points per game, win and gammon rates.
 
     Every pair plays --games games (cubeless money games by default; --money with the
@@ -541,8 +575,8 @@ def tournament_command(bots, games, seed, threads, duplicate, money, match_lengt
         res = tournament(names, games, seed, rules=rules, duplicate=duplicate,
                          cube=cubes.pop() if rules is not None else None,
                          out=out_path, resume=resume, progress=progress,
-                         threads=threads, chunk_size=chunk_size)
-    except (ValueError, TypeError, ImportError, FileExistsError) as exc:
+                         threads=threads, chunk_size=chunk_size, backend=_backend(ray_address))
+    except (ValueError, TypeError, ImportError, FileExistsError, ConnectionError) as exc:
         raise click.ClickException(str(exc)) from None
     dt = time.perf_counter() - t0
     played = res.games_played - before

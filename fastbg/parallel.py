@@ -8,8 +8,17 @@ import numba
 from fastbg.validation import check_int
 
 
+_task_threads = None        # inside task_threads(): the CPUs of the cluster task running here
+
+
 def resolve_threads(threads):
-    """Return a valid thread count: ``None`` means the current count (see :func:`threads`)."""
+    """Return a valid thread count: ``None`` means the current count (see :func:`threads`).
+
+    Inside :func:`task_threads` (a chunk computed as a cluster task) every request gets the
+    task's CPUs instead: the job asked for the driver's threads, the task owns its own.
+    """
+    if _task_threads is not None:
+        return _task_threads
     if threads is None:
         return numba.get_num_threads()
     threads = check_int("threads", threads, 1, none=True)
@@ -39,6 +48,24 @@ def threads(n=None):
         numba.set_num_threads(old)
 
 
+@contextmanager
+def task_threads(n):
+    """Run the block as a cluster task on ``n`` CPUs (:mod:`fastbg.distributed`): numba runs
+    on ``n`` threads (at most the threads numba was started with), and every thread count
+    the computation asks for (``threads=``, :func:`threads`, a job's setup) resolves to it.
+    Thread counts change no result, so a chunk gives the same bits as on the driver."""
+    global _task_threads
+    n = max(1, min(int(n), numba.config.NUMBA_NUM_THREADS))
+    old, old_count = _task_threads, numba.get_num_threads()
+    _task_threads = n
+    numba.set_num_threads(n)
+    try:
+        yield n
+    finally:
+        _task_threads = old
+        numba.set_num_threads(old_count)
+
+
 _POOLS = {}
 
 
@@ -62,6 +89,7 @@ def run_spans(work, n, threads, tasks_per_thread=4, min_span=256):
     (or Ctrl-C) stops the claiming of new spans and is raised here once the spans under
     way have stopped.
     """
+    threads = resolve_threads(threads)      # a cluster task's CPUs inside task_threads()
     spans = max(1, min(threads * tasks_per_thread, n // min_span))
     if spans == 1 or threads == 1:
         work(0, n)

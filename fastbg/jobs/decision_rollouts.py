@@ -27,6 +27,7 @@ from fastbg.analysis.hints import hint
 from fastbg.cube.formulas import swap_sides
 from fastbg.cube.met import mwc_after
 from fastbg.cube.rules import MoneyRules, rules_dict
+from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.position.board import flip
 from fastbg.position.ids import position_id, read_position
 from fastbg.position.moves import legal_moves, validate_dice
@@ -150,9 +151,10 @@ def _chunk_checker(settings, k):
 
 
 def _run(job, lines, settings, trials, chunk_size, opts, out, resume, progress, desc,
-         key=None):
-    """Roll out ``lines`` on common dice: (totals, partial). With ``settings["target_se"]``
-    the run stops once every line's standard error of ``key`` is at most that target."""
+         key=None, backend=LOCAL):
+    """Roll out ``lines`` on common dice (the chunks computed by ``backend``): (totals,
+    partial). With ``settings["target_se"]`` the run stops once every line's standard
+    error of ``key`` is at most that target."""
     k = len(lines)
     journal = open_journal(out, job, settings, resume, _chunk_checker(settings, k))
     chunks = {} if journal is None else {rec["lo"]: rec for rec in journal.records}
@@ -161,7 +163,8 @@ def _run(job, lines, settings, trials, chunk_size, opts, out, resume, progress, 
     target = settings.get("target_se")
     stop = None if target is None else (lambda done: _reached(_totals(done, k), target, key))
     partial = run_grid(trials, chunk_size, chunks, journal, bar,
-                       lambda lo, hi: _chunk(lines, lo, hi, opts), stop)
+                       lambda lo, hi: _chunk(lines, lo, hi, opts), stop, backend,
+                       f"fastbg {job}")
     totals = _totals(chunks, k)
     if totals.n == 0:
         if partial:
@@ -323,7 +326,7 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
                   rules=None, truncate=None, rotate=True, variance_reduction=False,
                   evaluator=None, cube=("race", "race"), threads=None, progress=False,
                   out=None, resume=False, chunk_size=DEFAULT_CHUNK, target_se=None,
-                  late=None):
+                  late=None, backend="local"):
     """Roll out the candidate moves of ``position`` with ``dice``: a :class:`MoveRollout`,
     best first.
 
@@ -337,8 +340,8 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
     target_se: stop once every candidate's standard error (of its cubeful value with rules,
                else of its equity) is at most this, checked between chunks (so the trials
                stay a multiple of ``chunk_size``, and of 36 with the default).
-    The other arguments are those of :func:`fastbg.rollout`. Trial i of every candidate
-    uses the dice of game i of ``seed``.
+    The other arguments are those of :func:`fastbg.rollout` (``backend``: "local", "ray"
+    or a :class:`fastbg.RayCluster` to play the chunks on). Trial i of every candidate uses the dice of game i of ``seed``.
 
     >>> import fastbg
     >>> r = fastbg.rollout_moves(fastbg.START, (3, 1), moves=["8/5 6/5", "24/21 6/5"],
@@ -352,6 +355,7 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
             raise ValueError("no dice: pass dice=(d1, d2), or an XGID that has them")
         dice = info.dice
     dice = tuple(int(d) for d in validate_dice(dice))
+    backend = resolve_backend(backend)
     bot, trials, chunk_size, evaluate = _common(bot, seed, threads, truncate, rotate,
                                                 variance_reduction, evaluator, trials,
                                                 chunk_size)
@@ -396,7 +400,7 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
             "vr": bool(variance_reduction)}
     totals, partial = _run(JOB_MOVES, lines, settings, trials, chunk_size, opts, out, resume,
                            progress, f"{len(lines)} moves",
-                           key="equity" if rules is None else "cubeful")
+                           key="equity" if rules is None else "cubeful", backend=backend)
     return _rank(totals, _journal.canonical(settings), partial, cands)
 
 
@@ -505,7 +509,7 @@ class CubeRollout(Results):
 def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=None,
                  rotate=True, variance_reduction=False, evaluator=None, cube=None,
                  threads=None, progress=False, out=None, resume=False,
-                 chunk_size=DEFAULT_CHUNK, target_se=None, late=None):
+                 chunk_size=DEFAULT_CHUNK, target_se=None, late=None, backend="local"):
     """Settle the cube decision of the player on roll of ``position`` by rollouts: a
     :class:`CubeRollout`.
 
@@ -514,6 +518,7 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
     cube     : the two cube strategies played after the decision (default: the bot's
                own: gnubg's networks for a gnubg bot, else "race").
     target_se: stop once both standard errors are at most this (between chunks).
+    backend  : "local", "ray" or a :class:`fastbg.RayCluster`, as in :func:`fastbg.rollout`.
     Trial i of no double and of double/take uses the dice of game i of ``seed``.
 
     The player on roll bears off his two checkers (on his 3 and 2 points) with 25 rolls
@@ -527,6 +532,7 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
     (14.0, 28.0, 'double, take')
     """
     board, info = read_position(position, "rollout_cube")
+    backend = resolve_backend(backend)
     rules = MoneyRules() if rules is None else rules
     bot, trials, chunk_size, evaluate = _common(bot, seed, threads, truncate, rotate,
                                                 variance_reduction, evaluator, trials,
@@ -565,7 +571,7 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
     }
     opts = {"rules": rules, "score": score, "evaluate": evaluate, "vr": bool(variance_reduction)}
     totals, partial = _run(JOB_CUBE, lines, settings, trials, chunk_size, opts, out, resume,
-                           progress, "no double, double/take", key="cubeful")
+                           progress, "no double, double/take", key="cubeful", backend=backend)
     return _cube_result(totals, _journal.canonical(settings), partial)
 
 

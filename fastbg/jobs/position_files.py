@@ -10,9 +10,12 @@ position is one line of a results journal (the keys of ``fastbg rollout --json``
 import csv
 import hashlib
 import os
+from contextlib import closing
 from dataclasses import dataclass, field
+from functools import partial as _partial
 
 from fastbg import journal as _journal
+from fastbg.distributed import resolve_backend
 from fastbg.jobs.rollouts import OUTPUTS, rollout
 from fastbg.position.ids import read_position
 from fastbg.progress import progress_bar
@@ -114,8 +117,19 @@ def _text(position):
     return position_id(read_position(position, "rollout_many")[0])
 
 
+def _position_rollout(texts, trials, seed, options, i):
+    """The rollout of position ``i`` of ``texts`` ((line number, text) pairs); ValueError
+    naming the line when it cannot be read."""
+    number, text = texts[i]
+    try:
+        read_position(text, "rollout_many")
+    except ValueError as exc:
+        raise ValueError(f"line {number}: {text!r}: {exc}") from None
+    return rollout(text, trials=trials, seed=seed, **options)
+
+
 def rollout_many(positions, trials=1296, seed=0, bot=None, *, out=None, resume=False,
-                 progress=False, **options):
+                 progress=False, backend="local", **options):
     """Roll out every position of ``positions`` (a list of boards, Position IDs or
     XGIDs, or a :class:`pathlib.Path` of a file of them, see :func:`read_positions`):
     a :class:`ManyRollouts`.
@@ -125,13 +139,16 @@ def rollout_many(positions, trials=1296, seed=0, bot=None, *, out=None, resume=F
     position is appended to that results file; ``resume=True`` continues it (the same
     positions and settings). A position that cannot be read stops the run with a
     ValueError naming its line and text; the positions before it are kept (and saved).
-    Ctrl-C returns the finished positions with ``partial=True``.
+    Ctrl-C returns the finished positions with ``partial=True``. With ``backend="ray"``
+    (or a :class:`fastbg.RayCluster`, docs/cluster.md) each position is rolled out by a
+    task of that Ray cluster, the records merged in order, bit-identical.
 
     >>> import fastbg
     >>> r = fastbg.rollout_many(["4HPwATDgc/ABMA", "AACAkCRJqqoAAA"], trials=36, bot="pubeval")
     >>> [rec["line"] for rec in r.records]
     [1, 2]
     """
+    backend = resolve_backend(backend)
     options["bot"] = strongest_bot() if bot is None else bot
     numbered = _numbered(positions)
     texts = [(n, _text(p) if not isinstance(p, str) else p.strip()) for n, p in numbered]
@@ -145,27 +162,24 @@ def rollout_many(positions, trials=1296, seed=0, bot=None, *, out=None, resume=F
             raise _journal.JournalError(f"{out}: position records out of order at {i}")
     bar = progress_bar(len(texts), progress, "position", "rollouts", initial=len(records))
     partial = False
+    todo = [(i,) for i in range(len(records), len(texts))]
     try:
-        for i in range(len(records), len(texts)):
-            number, text = texts[i]
-            try:
-                read_position(text, "rollout_many")
-            except ValueError as exc:
-                raise ValueError(f"line {number}: {text!r}: {exc}") from None
-            try:
-                res = rollout(text, trials=trials, seed=seed, **options)
-            except KeyboardInterrupt:
-                partial = True
-                break
-            if res.partial:
-                partial = True
-                break
-            rec = {"index": i, "line": number, "position": text, **nan_to_none(res.to_dict())}
-            with _journal.interrupts_held():
-                if journal is not None:
-                    journal.append(rec)
-                records.append(rec)
-            bar.update(1)
+        with closing(backend.map(_partial(_position_rollout, texts, trials, seed, options),
+                                 todo, "fastbg rollout_many")) as results:
+            for (i,), res, _ in results:
+                if res.partial:
+                    partial = True
+                    break
+                number, text = texts[i]
+                rec = {"index": i, "line": number, "position": text,
+                       **nan_to_none(res.to_dict())}
+                with _journal.interrupts_held():
+                    if journal is not None:
+                        journal.append(rec)
+                    records.append(rec)
+                bar.update(1)
+    except KeyboardInterrupt:
+        partial = True
     finally:
         bar.close()
         if journal is not None:

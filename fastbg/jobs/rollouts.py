@@ -18,6 +18,7 @@ rollout is reproducible exactly, for any thread count and when resumed (see ``ou
   the match-winning chance at the score.
 """
 import math
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -27,6 +28,7 @@ from fastbg.constants import BOARD_SIZE, ROLLS
 from fastbg.cube.formulas import equity_of, swap_difference, swap_sides
 from fastbg.cube.met import mwc_after
 from fastbg.cube.rules import rules_dict
+from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.parallel import threads as _threads
 from fastbg.position.ids import position_id, read_position
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
@@ -136,7 +138,7 @@ def rollout_cube_state(info, rules, dice_allowed=False):
 def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
             rotate=True, variance_reduction=False, evaluator=None, cube=("race", "race"),
             threads=None, progress=False, out=None, resume=False, chunk_size=DEFAULT_CHUNK,
-            target_se=None, late=None):
+            target_se=None, late=None, backend="local"):
     """Roll ``position`` out ``trials`` times and return a :class:`RolloutResult`.
 
     position  : a board (player on roll, not yet rolled), a gnubg Position ID, or an XGID
@@ -160,6 +162,9 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
     out       : a file to append results to as chunks finish (JSON lines); with
                 ``resume=True`` chunks already in it are not played again, and the result is
                 bit-identical to an uninterrupted run.
+    backend   : where the chunks are played: "local" (this process, the default), "ray"
+                (a Ray cluster at Ray's default address) or a :class:`fastbg.RayCluster`
+                (another address, task CPUs; docs/cluster.md); the result is bit-identical.
 
     >>> import fastbg
     >>> r = fastbg.rollout("4HPwATDgc/ABMA", trials=1296, seed=1, bot="pubeval")
@@ -171,6 +176,7 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
         bot = strongest_bot()
     trials = check_int("trials", trials, 1)
     chunk_size = check_int("chunk_size", chunk_size, 1)
+    backend = resolve_backend(backend)
     check_rollout_options(truncate, variance_reduction, evaluator)
     evaluate = resolve_evaluator(evaluator)
     value, owner, score, crawford = rollout_cube_state(info, rules)
@@ -200,32 +206,41 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
     stop = None if target_se is None else (lambda done: _target_reached(done, settings))
     partial = run_grid(trials, chunk_size, chunks, journal, bar, lambda lo, hi: {
         "sums": _chunk(cubeless, cubeful, lo, hi, evaluate, variance_reduction, rules, score,
-                       value)}, stop)
+                       value)}, stop, backend, "fastbg rollout")
     return _result(chunks, _journal.canonical(settings), partial)
 
 
-def run_grid(trials, chunk_size, chunks, journal, bar, compute, stop=None):
+def run_grid(trials, chunk_size, chunks, journal, bar, compute, stop=None, backend=LOCAL,
+             label="fastbg rollout"):
     """The chunk loop of a rollout job: trials on a fixed grid of ``chunk_size`` (so a
-    resumed run plays the same chunks), ``compute(lo, hi)`` -> the chunk's record fields,
-    each record appended to ``journal`` (when given) and put in ``chunks`` (by ``lo``) as
-    one step. Chunks already in ``chunks`` are skipped. ``stop(chunks)``, asked before each
-    new chunk, ends the run early (a stopping rule: it sees whole chunks only, so where it
-    stops is a function of the seed and the settings). Returns True when Ctrl-C stopped
-    the loop: the interrupted chunk is never recorded; the journal is closed either way.
+    resumed run plays the same chunks), ``compute(lo, hi)`` -> the chunk's record fields
+    (computed by ``backend``, :mod:`fastbg.distributed`), each record appended to
+    ``journal`` (when given) and put in ``chunks`` (by ``lo``) as one step, in grid order.
+    Chunks already in ``chunks`` are skipped. ``stop(chunks)``, asked before each new chunk
+    is merged, ends the run early (a stopping rule: it sees whole chunks only, so where it
+    stops is a function of the seed and the settings, on any backend). Returns True when
+    Ctrl-C stopped the loop: the interrupted chunk is never recorded; the journal is
+    closed either way.
     """
-    try:
+    def todo():                 # asked for ahead of the merge on a cluster
         for lo in range(0, trials, chunk_size):
             if lo in chunks:
                 continue
             if stop is not None and stop(chunks):
-                break
-            hi = min(trials, lo + chunk_size)
-            rec = {"lo": lo, "hi": hi, **compute(lo, hi)}
-            with _journal.interrupts_held():     # on disk and in memory, or neither
-                if journal is not None:
-                    journal.append(rec)
-                chunks[lo] = rec
-            bar.update(hi - lo)
+                return
+            yield lo, min(trials, lo + chunk_size)
+
+    try:
+        with closing(backend.map(compute, todo(), label)) as results:
+            for (lo, hi), fields, _ in results:
+                if stop is not None and stop(chunks):     # a cluster computed ahead
+                    break
+                rec = {"lo": lo, "hi": hi, **fields}
+                with _journal.interrupts_held():     # on disk and in memory, or neither
+                    if journal is not None:
+                        journal.append(rec)
+                    chunks[lo] = rec
+                bar.update(hi - lo)
     except KeyboardInterrupt:
         return True
     finally:

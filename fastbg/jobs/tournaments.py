@@ -45,8 +45,9 @@ Figures
 import hashlib
 import math
 import os
+from contextlib import closing
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial as _partial
 
 import numpy as np
 
@@ -54,6 +55,7 @@ from fastbg import journal as _journal
 from fastbg.constants import VERSION
 from fastbg.cube import strategies as _cubes
 from fastbg.cube.rules import MatchRules, rules_dict
+from fastbg.distributed import resolve_backend
 from fastbg.jobs.plots import check_plot, plot_matrix  # noqa: F401  (check_plot: the CLI's)
 from fastbg.jobs.ratings import elo_ratings
 from fastbg.progress import progress_bar
@@ -201,6 +203,14 @@ def _play_chunk(config, bots, rules, cube, i, j, start, n, threads):
     return st
 
 
+def _play_scheduled(config, bots, rules, cube, threads, i, j, c):
+    """The stats of chunk ``c`` of pair (i, j) (an entry of :func:`_schedule`)."""
+    deals, per_chunk, _ = _units(config)
+    start = c * per_chunk
+    return _play_chunk(config, bots, rules, cube, i, j, start, min(per_chunk, deals - start),
+                       threads)
+
+
 def _chunk_checker(config):
     """The check of a tournament file's chunk lines (raises ValueError, with the journal
     adding the line number): a chunk of this tournament, not recorded twice."""
@@ -240,7 +250,7 @@ def _chunk_record(config, i, j, c, stats):
 
 def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=True, *,
                cube=None, out=None, resume=False, progress=False, threads=None,
-               chunk_size=DEFAULT_CHUNK):
+               chunk_size=DEFAULT_CHUNK, backend="local"):
     """Play a round robin between ``bots`` and return :class:`TournamentResults`.
 
     bots         : two or more bots with distinct names (``"random"``, ``"pubeval"``,
@@ -259,6 +269,8 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
                    chunks it lacks; a missing file starts afresh.
     chunk_size   : games per pair between saves (with duplicate rounded down to even).
     progress     : a progress bar (tqdm) over all games, with games/s and time left.
+    backend      : where the chunks are played: "local" (this process), "ray" or a
+                   :class:`fastbg.RayCluster` (docs/cluster.md), bit-identical.
     Ctrl-C returns the chunks finished so far with ``partial=True`` (all of them are in
     ``out``); errors leave ``out`` valid too.
 
@@ -269,6 +281,7 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
     config, rules, cube = _make_config(bots, games, seed, rules, match_length, duplicate,
                                        cube, chunk_size)
     bots = list(bots)
+    backend = resolve_backend(backend)
     _dry_run(config, bots, rules, cube, threads)
     journal = None
     if out is not None:
@@ -277,22 +290,21 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
         raise ValueError("resume=True continues the results file given by out=")
     chunks = {} if journal is None else _chunks_of(journal.records)
     todo = [t for t in _schedule(config) if t not in chunks]
-    deals, per_chunk, _ = _units(config)
     total = config["games"] * len(_pairs(config))
     bar = progress_bar(total, progress, "game", "tournament",
                        initial=sum(s["games"] for s in chunks.values()))
     partial = False
     try:
-        for i, j, c in todo:
-            start = c * per_chunk
-            n = min(per_chunk, deals - start)
-            bar.set_postfix_str(f"{config['bots'][i]} vs {config['bots'][j]}", refresh=False)
-            stats = _play_chunk(config, bots, rules, cube, i, j, start, n, threads)
-            with _journal.interrupts_held():     # on disk and in memory, or neither
-                if journal is not None:
-                    journal.append(_chunk_record(config, i, j, c, stats))
-                chunks[(i, j, c)] = stats
-            bar.update(stats["games"])
+        with closing(backend.map(_partial(_play_scheduled, config, bots, rules, cube, threads),
+                                 todo, "fastbg tournament")) as results:
+            for (i, j, c), stats, _ in results:
+                with _journal.interrupts_held():     # on disk and in memory, or neither
+                    if journal is not None:
+                        journal.append(_chunk_record(config, i, j, c, stats))
+                    chunks[(i, j, c)] = stats
+                bar.set_postfix_str(f"{config['bots'][i]} vs {config['bots'][j]}",
+                                    refresh=False)
+                bar.update(stats["games"])
     except KeyboardInterrupt:
         partial = True          # the interrupted chunk was never recorded
     finally:

@@ -13,14 +13,15 @@ by the measured speed): the job stops within about a second, keeps every finishe
 (and, with ``out``, has already written it to its results journal) and never records the
 interrupted one.
 """
-import time
 import warnings
+from contextlib import closing
 
 import numpy as np
 
 from fastbg import journal as _journal
 from fastbg.constants import BOARD_SIZE
 from fastbg.cube.rules import rules_dict
+from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.parallel import run_spans, threads as _threads
 from fastbg.position.ids import position_id
 from fastbg.position.movegen import gather_rows as _gather_rows
@@ -28,7 +29,7 @@ from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
 from fastbg.progress import progress_bar
 from fastbg.sim import game_kernels as _play
 from fastbg.sim.results import GameResults
-from fastbg.sim.setup import MAX_PLIES, job_setup
+from fastbg.sim.setup import MAX_PLIES, job_setup, ready_cube_plugins
 from fastbg.validation import check_int
 
 MAX_CHUNK = 1 << 15         # games per chunk at most: bounds the memory of a chunk's state
@@ -91,6 +92,7 @@ def play_chunk(st, game0, n, keep_final=False):
     rows = ChunkRows(n, keep_final)
     if n == 0:
         return rows
+    ready_cube_plugins(st.cubes)
     with _threads(st.n_threads), warnings.catch_warnings():
         # Plug-ins make the kernel uncacheable; numba says so on each compile.
         warnings.filterwarnings("ignore", message="Cannot cache compiled function")
@@ -118,29 +120,35 @@ def raise_for_errors(outcome, first_game, names, what="game"):
 
 
 def run_chunks(n, done, step, *, chunk_size=None, most=MAX_CHUNK, bar=None, journal=None,
-               record=None):
+               record=None, backend=LOCAL, label="fastbg"):
     """The chunk loop of a job: ``step(lo, hi)`` plays units ``lo .. hi - 1`` and returns
     their part; with a ``journal``, ``record(lo, hi, part)`` is appended as soon as the
-    part is whole. Starts at unit ``done`` (a resumed run).
+    part is whole. Starts at unit ``done`` (a resumed run). ``backend`` computes the parts
+    (:mod:`fastbg.distributed`: here, or as cluster tasks named ``label lo..hi``); they are
+    merged in order either way.
 
     Returns (parts, interrupted): the finished parts in order, and whether Ctrl-C stopped
     the loop (the chunk it interrupted is dropped, never recorded).
     """
-    sizer = ChunkSizer(chunk_size, most=most)
+    sizer = ChunkSizer(chunk_size, most=most, target=backend.chunk_target(TARGET_SECONDS))
+
+    def spans(lo):              # sized when asked for: from the speed measured so far
+        while lo < n:
+            k = sizer.next(n - lo)
+            yield lo, lo + k
+            lo += k
+
     parts = []
     try:
-        while done < n:
-            k = sizer.next(n - done)
-            t0 = time.perf_counter()
-            part = step(done, done + k)
-            sizer.measured(k, time.perf_counter() - t0)
-            with _journal.interrupts_held():     # on disk and in memory, or neither
-                if journal is not None:
-                    journal.append(record(done, done + k, part))
-                parts.append(part)
-            done += k
-            if bar is not None:
-                bar.update(k)
+        with closing(backend.map(step, spans(done), label)) as results:
+            for (lo, hi), part, seconds in results:
+                sizer.measured(hi - lo, seconds)
+                with _journal.interrupts_held():     # on disk and in memory, or neither
+                    if journal is not None:
+                        journal.append(record(lo, hi, part))
+                    parts.append(part)
+                if bar is not None:
+                    bar.update(hi - lo)
     except KeyboardInterrupt:
         return parts, True
     return parts, False
@@ -187,11 +195,11 @@ def contiguous(records):
 
 
 def run_per_game_job(job, settings, n, results_class, step, *, out, resume, progress, unit,
-                     desc, chunk_size=None, most=MAX_CHUNK):
+                     desc, chunk_size=None, most=MAX_CHUNK, backend=LOCAL):
     """Run a job of ``n`` units (games, matches) whose results class holds per-unit arrays:
     the journal at ``out`` (resumed from where it stops), a progress bar, the chunk loop
-    (``step(lo, hi)`` -> dict of arrays). Returns ({name: array} of every finished unit,
-    whether Ctrl-C stopped the run)."""
+    (``step(lo, hi)`` -> dict of arrays, computed by ``backend``). Returns ({name: array}
+    of every finished unit, whether Ctrl-C stopped the run)."""
     journal = open_journal(out, job, settings, resume)
     old = [] if journal is None else journal.records
     try:
@@ -202,7 +210,8 @@ def run_per_game_job(job, settings, n, results_class, step, *, out, resume, prog
         try:
             parts, interrupted = run_chunks(n, done, step, chunk_size=chunk_size, most=most,
                                             bar=bar, journal=journal,
-                                            record=results_class.chunk_record)
+                                            record=results_class.chunk_record,
+                                            backend=backend, label=f"fastbg {job}")
         finally:
             bar.close()
     finally:
@@ -213,7 +222,8 @@ def run_per_game_job(job, settings, n, results_class, step, *, out, resume, prog
 
 def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
          progress=False, opening="use", game_offset=0, debug=False, chunk_size=None,
-         rules=None, cube=None, score=None, crawford_game=False, *, out=None, resume=False):
+         rules=None, cube=None, score=None, crawford_game=False, *, out=None, resume=False,
+         backend="local"):
     """Play ``n_games`` games between two bots and return :class:`GameResults`.
 
     bots        : two bots, each a name (``"random"``, ``"pubeval"``, ``"greedy"``,
@@ -236,6 +246,10 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
     out, resume : a results journal to append each finished chunk to; with ``resume=True``
                   the games already in it are not played again and the result is
                   bit-identical to an uninterrupted run.
+    backend     : where the chunks are played: "local" (this process, the default), "ray"
+                  (a Ray cluster at Ray's default address) or a :class:`fastbg.RayCluster`
+                  (another address, task CPUs; docs/cluster.md); the results are
+                  bit-identical.
     Ctrl-C returns the chunks of games finished so far, with ``partial=True``.
 
     >>> import fastbg
@@ -244,6 +258,7 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
     True
     """
     n_games = check_int("n_games", n_games, 0)
+    backend = resolve_backend(backend)
     game_offset = check_int("game_offset", game_offset, 0, 2**63 - 1 - n_games)
     st = job_setup(bots=bots, seed=seed, threads=threads, start=start, opening=opening,
                    debug=debug, rules=rules, cube=cube, score=score,
@@ -257,7 +272,7 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
         "games", settings, n_games, GameResults,
         lambda lo, hi: _game_arrays(play_chunk(st, game_offset + lo, hi - lo)),
         out=out, resume=resume, progress=progress, unit="game",
-        desc=f"{st.names[0]} vs {st.names[1]}", chunk_size=chunk_size)
+        desc=f"{st.names[0]} vs {st.names[1]}", chunk_size=chunk_size, backend=backend)
     n = arrays["winner"].shape[0]
     return GameResults(**arrays, bots=st.names, seed=int(st.seed), game_offset=game_offset,
                        partial=interrupted or n < n_games, meta={"rules": st.rules_text})

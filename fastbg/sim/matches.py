@@ -10,11 +10,12 @@ import warnings
 import numpy as np
 
 from fastbg.cube.rules import MatchRules
+from fastbg.distributed import resolve_backend
 from fastbg.parallel import run_spans, threads as _threads
 from fastbg.sim import game_kernels as _play
 from fastbg.sim.games import TASKS_PER_THREAD, raise_for_errors, run_per_game_job
 from fastbg.sim.results import MatchResults
-from fastbg.sim.setup import job_setup
+from fastbg.sim.setup import job_setup, ready_cube_plugins
 from fastbg.validation import check_int
 
 MAX_CHUNK = 1 << 12      # matches per chunk at most
@@ -26,6 +27,7 @@ def play_match_chunk(st, length, match0, n):
     r = np.zeros((n, 5), np.int32)
     if n == 0:
         return r
+    ready_cube_plugins(st.cubes)
     with _threads(st.n_threads), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Cannot cache compiled function")
         n_tasks = max(1, min(n, st.n_threads * TASKS_PER_THREAD))
@@ -44,12 +46,13 @@ def _match_arrays(r):
 
 def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), seed=0,
                  threads=None, crawford=True, max_cube=64, opening="use", match_offset=0,
-                 progress=False, chunk_size=None, *, out=None, resume=False):
+                 progress=False, chunk_size=None, *, out=None, resume=False, backend="local"):
     """Play ``n`` whole matches to ``length`` points and report match-winning rates.
 
     cube        : the two bots' cube strategies (``"never"``, ``"race"``, JanowskiCube).
     chunk_size  : matches per chunk (default: sized to about a quarter second each).
     out, resume : a results journal, as in :func:`fastbg.play`.
+    backend     : "local", "ray" or a :class:`fastbg.RayCluster`, as in :func:`fastbg.play`.
     Ctrl-C returns the matches finished so far, with ``partial=True``.
 
     >>> import fastbg
@@ -59,6 +62,7 @@ def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), se
     """
     rules = MatchRules(length, crawford=crawford, max_cube=max_cube)
     n = check_int("n", n, 0)
+    backend = resolve_backend(backend)
     match_offset = check_int("match_offset", match_offset, 0, (2**47) - 1 - n)
     if 2 * length - 1 >= 1 << 16:
         raise ValueError("matches longer than 32,767 points are not supported")
@@ -73,7 +77,8 @@ def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), se
         "matches", settings, n, MatchResults,
         lambda lo, hi: _match_arrays(play_match_chunk(st, length, match_offset + lo, hi - lo)),
         out=out, resume=resume, progress=progress, unit="match",
-        desc=f"{st.names[0]} vs {st.names[1]}", chunk_size=chunk_size, most=MAX_CHUNK)
+        desc=f"{st.names[0]} vs {st.names[1]}", chunk_size=chunk_size, most=MAX_CHUNK,
+        backend=backend)
     k = arrays["winner"].shape[0]
     return MatchResults(**arrays, bots=st.names, length=length, seed=int(st.seed),
                         match_offset=match_offset, partial=interrupted or k < n,

@@ -167,6 +167,19 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         late_ply=late_ply, late_evaluators=late_evaluators)
 
 
+def ready_cube_plugins(cubes):
+    """Compile the Janowski strategies' probability plug-ins on their own (once, on the
+    start position) before a game kernel calls them; the kernel then reuses that overload.
+
+    Compiled from inside a kernel, a plug-in would inherit the kernel's no-refcount option
+    (``jit.HOT``), and one that allocates, like the gnubg networks' ``probs`` kernel (its
+    scratch), would fail to compile. Locally something has usually compiled its callees
+    already; in a cluster worker, where the plug-in arrives pickled, nothing has."""
+    for probs in (cubes.plugin0, cubes.plugin1):
+        if probs is not None and not probs.overloads:
+            probs(np.array(START), np.zeros(5))
+
+
 def _batch_scorers(resolved, nets):
     """Each bot's function scoring a batch of candidates (for runs in lock-step): its
     EvaluatorBot function, or its gnubg net's scores; ValueError for the other bots."""

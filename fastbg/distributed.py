@@ -1,0 +1,234 @@
+"""Where a job's chunks are computed: in this process (the default), or as tasks on a Ray
+cluster (docs/cluster.md).
+
+Every long job (games, matches, rollouts, decision rollouts, files of positions,
+tournaments) is a sequence of chunks, each a pure function of its indices: the dice of
+game ``g`` are a function of ``(seed, g, ply, stream)``, so a chunk gives the same bits
+wherever it is computed. A backend maps the job's chunk function over the chunk specs and
+hands the results back **in spec order**; the job merges them, writes its journal, shows
+progress and applies its stopping rule exactly as it does locally, so the two backends
+share one code path for merging, journaling and resume:
+
+* :data:`LOCAL` computes each chunk when the job asks for the next one;
+* :class:`RayCluster` ships the chunk function and its settings once per job
+  (``ray.put``: a gnubg bot's weights travel once, not with every task) and keeps two
+  tasks per task slot of the cluster in flight. In a task numba runs on the task's CPUs
+  (:func:`fastbg.parallel.task_threads`), whatever thread count the job asked for.
+
+Failures. A worker that dies (killed, its node lost) has its task retried by Ray
+(``max_retries``; chunks are pure, so a retry gives the same bits). A chunk that fails
+through its own fault (a bot's NaN score: :class:`fastbg.BotError` naming the game) is
+raised in spec order, as its own exception: the chunks before it are merged (and
+journaled) first, the tasks after it are cancelled. Ctrl-C (KeyboardInterrupt) in the
+driver cancels the tasks in flight; the job keeps the chunks merged so far, as locally.
+A chunk finished out of order behind an unfinished one is not merged: resuming computes
+it again.
+"""
+import collections
+import os
+import socket
+import time
+
+from fastbg.constants import VERSION
+from fastbg.parallel import task_threads
+from fastbg.validation import check_int
+
+#: The driver's work per chunk: submitting a task and taking its result. Measured on 2
+#: shared cores (AMD EPYC, bench/ray_backend.py): 418 trivial tasks/s with 64 in flight,
+#: 2.4 ms a task; a journal line adds 0.3 ms (a rollout chunk) to 5.3 ms (32,768 games).
+DRIVER_SECONDS = 0.0024
+#: Adaptively sized chunks last long enough that the driver is busy at most this share.
+DRIVER_SHARE = 0.25
+INSTALL_HINT = "pip install 'fastbg[ray]'"
+
+
+def _ray():
+    """The ray module, or an ImportError that says how to install it."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise ImportError(f"running on a Ray cluster needs Ray: {INSTALL_HINT}") from exc
+    return ray
+
+
+class Local:
+    """Compute each chunk in this process, when the job asks for the next one."""
+
+    def chunk_target(self, seconds):
+        """The wall time an adaptively sized chunk should take: ``seconds`` (Ctrl-C is
+        seen between chunks)."""
+        return seconds
+
+    def map(self, compute, specs, label="fastbg"):
+        """Yield ``(spec, compute(*spec), seconds)`` for each spec, in order."""
+        for spec in specs:
+            t0 = time.perf_counter()
+            result = compute(*spec)
+            yield spec, result, time.perf_counter() - t0
+
+    def __repr__(self):
+        return "Local()"
+
+
+LOCAL = Local()
+
+
+class RayCluster:
+    """Run a job's chunks as tasks on a Ray cluster: pass it as ``backend=`` to a job.
+
+    address       : where to connect when this process has not called ``ray.init`` yet:
+                    None (Ray's default: ``RAY_ADDRESS``, else a cluster started on this
+                    machine with ``ray start``, else a new local instance on this
+                    machine's cores), ``"auto"`` (a running cluster, or an error), or
+                    ``"host:6379"`` / ``"ray://host:10001"``.
+    cpus_per_task : CPUs each task reserves; numba runs on that many threads in it.
+    in_flight     : tasks submitted ahead of the oldest unfinished one (default: two per
+                    task slot of the cluster).
+    max_retries   : Ray's retries of a task whose worker died.
+    init          : further keyword arguments of ``ray.init`` (when it is called here).
+
+    ``last`` describes the last job's tasks: a list of ``(spec, seconds, pid, host)`` in
+    spec order (seconds: the chunk's compute time in its task).
+    """
+
+    def __init__(self, address=None, *, cpus_per_task=1, in_flight=None, max_retries=3,
+                 init=None):
+        _ray()                              # without Ray, say so before anything starts
+        self.address = address
+        self.cpus_per_task = check_int("cpus_per_task", cpus_per_task, 1)
+        self.in_flight = check_int("in_flight", in_flight, 1, none=True)
+        self.max_retries = check_int("max_retries", max_retries, 0)
+        self.init = dict(init or {})
+        self.last = []
+
+    def __repr__(self):
+        return f"RayCluster({self.address!r}, cpus_per_task={self.cpus_per_task})"
+
+    def connect(self):
+        """The ray module, connected (``ray.init`` unless this process already is)."""
+        ray = _ray()
+        if not ray.is_initialized():
+            try:
+                ray.init(address=self.address, **self.init)
+            except ConnectionError as exc:
+                raise ConnectionError(f"cannot reach the Ray cluster at {self.address!r}: "
+                                      f"{exc}") from None
+        return ray
+
+    def slots(self):
+        """Tasks the cluster runs at once (its CPUs over ``cpus_per_task``)."""
+        cpus = self.connect().cluster_resources().get("CPU", 0)
+        return max(1, int(cpus // self.cpus_per_task))
+
+    def chunk_target(self, seconds):
+        """The compute time an adaptively sized chunk should take: ``seconds``, or longer
+        on a large cluster, so that the driver, which handles every chunk, keeps up."""
+        return max(seconds, self.slots() * DRIVER_SECONDS / DRIVER_SHARE)
+
+    def map(self, compute, specs, label="fastbg"):
+        """Yield ``(spec, compute(*spec), seconds)`` for each spec, in spec order, each
+        computed in a Ray task. Use it inside ``contextlib.closing``: closing it early
+        cancels the tasks still in flight."""
+        ray = self.connect()
+        task = _remote_task(ray)
+        options = {"num_cpus": self.cpus_per_task, "max_retries": self.max_retries}
+        try:
+            context = [ray.put(compute)]      # in a list: the task fetches it, once a worker
+        except ray.exceptions.RayError:
+            raise                             # the object store's, not the job's
+        except Exception as exc:              # cloudpickle raises many kinds
+            raise TypeError(f"this job cannot be sent to Ray workers: its bots, evaluators or "
+                            f"settings do not pickle ({exc})") from exc
+        window = self.in_flight or 2 * self.slots()
+        versions = _versions()
+        self.last = log = []
+        pending = collections.deque()
+        specs = iter(specs)
+        more = True
+        try:
+            while True:
+                while more and len(pending) < window:
+                    spec = next(specs, None)
+                    if spec is None:
+                        more = False
+                        break
+                    ref = task.options(name=f"{label} {_spec_text(spec)}", **options).remote(
+                        context, tuple(spec), versions)
+                    pending.append((spec, ref))
+                if not pending:
+                    return
+                spec, ref = pending[0]
+                try:
+                    result, seconds, pid, host = ray.get(ref)
+                except ray.exceptions.RayTaskError as exc:
+                    cause = getattr(exc, "cause", None)
+                    if isinstance(cause, Exception):
+                        raise cause from None     # the chunk's own error (BotError, ...)
+                    raise
+                pending.popleft()
+                log.append((spec, seconds, pid, host))
+                yield spec, result, seconds
+        finally:
+            for _, ref in pending:
+                ray.cancel(ref)
+
+
+def resolve_backend(backend):
+    """The backend of a job's ``backend=`` argument: ``"local"`` (this process, the
+    default), ``"ray"`` (a Ray cluster at Ray's default address: the one this process
+    joined with ``ray.init``, ``RAY_ADDRESS``, a cluster started here, else a new local
+    instance), or a :class:`RayCluster` (another address, task CPUs, retries)."""
+    if isinstance(backend, (RayCluster, Local)):
+        return backend
+    if isinstance(backend, str):
+        key = backend.strip().lower()
+        if key == "local":
+            return LOCAL
+        if key == "ray":
+            return RayCluster()
+    raise ValueError(f'backend is "local", "ray" or a fastbg.RayCluster; got {backend!r}')
+
+
+def _spec_text(spec):
+    if len(spec) == 2:
+        return f"{spec[0]}..{spec[1]}"
+    return "/".join(map(str, spec))
+
+
+def _versions():
+    import numba
+    return VERSION, numba.__version__
+
+
+_REMOTE = []
+_CONTEXTS = collections.OrderedDict()   # in a worker: the chunk functions of recent jobs
+_KEEP = 2
+
+
+def _remote_task(ray):
+    if not _REMOTE:
+        _REMOTE.append(ray.remote(_run_task))
+    return _REMOTE[0]
+
+
+def _run_task(context, spec, versions):
+    """A Ray task: chunk ``spec`` of the job whose chunk function is ``context[0]`` (an
+    ObjectRef, fetched once per worker and job), on the task's CPUs.
+    Returns (result, compute seconds, pid, host)."""
+    import ray
+    if _versions() != versions:
+        raise RuntimeError(f"the worker on {socket.gethostname()} runs fastbg {VERSION} with "
+                           f"numba {_versions()[1]}; the driver fastbg {versions[0]} with numba "
+                           f"{versions[1]}: install the same versions on every node")
+    key = context[0].binary()
+    compute = _CONTEXTS.get(key)
+    if compute is None:
+        compute = _CONTEXTS[key] = ray.get(context[0])
+        while len(_CONTEXTS) > _KEEP:
+            _CONTEXTS.popitem(last=False)
+    cpus = ray.get_runtime_context().get_assigned_resources().get("CPU", 1)
+    with task_threads(max(1, round(cpus))):
+        t0 = time.perf_counter()
+        result = compute(*spec)
+        seconds = time.perf_counter() - t0
+    return result, seconds, os.getpid(), socket.gethostname()

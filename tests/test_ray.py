@@ -1,0 +1,273 @@
+"""The Ray backend (fastbg/distributed.py): every job run as Ray tasks gives the bits of the
+same job run in this process.
+
+One local Ray instance (two CPUs) serves the module; it is shut down at the end, and the
+module checks that none of its processes is left. The sizes are small and the bots cheap
+(pubeval, random, greedy): what is checked is that chunks computed elsewhere merge into
+the same results, journals and errors, not the bots themselves.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import fastbg
+from fastbg.distributed import RayCluster, resolve_backend
+
+ray = pytest.importorskip("ray", reason="the Ray backend needs ray: pip install 'fastbg[ray]'")
+
+GAME_FIELDS = ("winner", "kind", "points", "plies", "first", "cube", "dropped")
+WAIT_S = 120
+
+
+def _children():
+    """{pid: parent pid} of every process on the machine (from /proc)."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            fields = stat.rpartition(")")[2].split()
+            if fields[0] != "Z":                    # zombies are gone but for their entry
+                out[int(name)] = int(fields[1])
+    return out
+
+
+def _descendants(pid):
+    parents = _children()
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier} - found
+        found |= frontier
+    return found
+
+
+def _title(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A local Ray instance of two CPUs for the module, and a RayCluster using it."""
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
+             object_store_memory=80 * 2**20, log_to_driver=False)
+    # This module's functions (the NaN bot) travel by value: workers cannot import tests/.
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    started = set()
+    try:
+        yield RayCluster()
+        started = {p for p in _descendants(os.getpid()) if "ray" in _title(p)}
+    finally:
+        ray.shutdown()
+    assert started, "no process of the Ray instance was seen"
+    t0 = time.monotonic()
+    while started & set(_children()) and time.monotonic() - t0 < 30:
+        time.sleep(0.2)
+    left = {p: _title(p) for p in started & set(_children())}
+    assert not left, f"Ray processes left after ray.shutdown(): {left}"
+
+
+def test_arguments_and_a_missing_ray(monkeypatch):
+    """(First: Ray is not started yet while ``import ray`` is made to fail.)"""
+    assert resolve_backend("local") is resolve_backend(" Local ")
+    assert resolve_backend(fastbg.RayCluster("auto")).address == "auto"
+    for bad in (None, 3, "auto"):
+        with pytest.raises(ValueError, match="RayCluster"):
+            fastbg.play(10, backend=bad)
+    monkeypatch.setitem(sys.modules, "ray", None)        # as if it were not installed
+    with pytest.raises(ImportError, match=r"pip install 'fastbg\[ray\]'"):
+        fastbg.play(10, backend="ray")
+
+
+def test_a_task_runs_on_its_own_cpus():
+    """Inside task_threads every thread count asked for is the task's, restored after."""
+    import numba
+    from fastbg.parallel import resolve_threads, task_threads
+    before = numba.get_num_threads()
+    with task_threads(1):
+        assert numba.get_num_threads() == 1 and resolve_threads(2) == resolve_threads(None) == 1
+        with fastbg.threads(2) as n:
+            assert n == 1 and numba.get_num_threads() == 1
+    assert numba.get_num_threads() == before and resolve_threads(None) == before
+
+
+def _same_games(a, b):
+    for name in GAME_FIELDS:
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert not a.partial and not b.partial
+
+
+def test_play_cubeless_and_money(cluster):
+    local = fastbg.play(3000, ("pubeval", "random"), seed=3)
+    _same_games(fastbg.play(3000, ("pubeval", "random"), seed=3, backend=cluster), local)
+    assert len(cluster.last) > 1                        # it was split into tasks
+    rules = fastbg.MoneyRules(beavers=True)
+    local = fastbg.play(600, ("pubeval", "greedy"), seed=4, rules=rules, cube=("race", "race"),
+                        chunk_size=128)
+    _same_games(fastbg.play(600, ("pubeval", "greedy"), seed=4, rules=rules,
+                            cube=("race", "race"), backend="ray"), local)
+
+
+def test_play_matches(cluster):
+    local = fastbg.play_matches(120, 3, ("pubeval", "greedy"), seed=2)
+    far = fastbg.play_matches(120, 3, ("pubeval", "greedy"), seed=2, chunk_size=40,
+                              backend=cluster)
+    assert len(cluster.last) == 3
+    for name in ("winner", "games", "score"):
+        assert np.array_equal(getattr(far, name), getattr(local, name)), name
+
+
+@pytest.mark.parametrize("options", [
+    {"truncate": 5, "evaluator": "race", "rules": fastbg.MoneyRules()},
+    {"variance_reduction": True, "evaluator": "race"},
+], ids=["truncated-cubeful", "variance-reduction"])
+def test_rollout(cluster, options):
+    args = ("4HPwATDgc/ABMA",)
+    kw = dict(trials=72, chunk_size=36, bot="pubeval", seed=7, **options)
+    local = fastbg.rollout(*args, **kw)
+    far = fastbg.rollout(*args, **kw, backend=cluster)
+    assert far.to_dict() == local.to_dict()
+    assert [spec for spec, *_ in cluster.last] == [(0, 36), (36, 72)]
+
+
+def test_rollout_with_gnubg_evaluator(cluster, gnubg_net):
+    """The networks' weights travel in the job's one shipped context."""
+    kw = dict(trials=72, chunk_size=36, bot="pubeval", truncate=3, evaluator="gnubg", seed=1)
+    assert (fastbg.rollout("4HPwATDgc/ABMA", **kw, backend=cluster).to_dict()
+            == fastbg.rollout("4HPwATDgc/ABMA", **kw).to_dict())
+
+
+def test_decision_rollouts(cluster):
+    kw = dict(trials=72, chunk_size=36, bot="pubeval", seed=5)
+    moves = ["8/5 6/5", "24/21 6/5", "13/10 6/5"]
+    local = fastbg.rollout_moves(fastbg.START, (3, 1), moves=moves, **kw)
+    assert (fastbg.rollout_moves(fastbg.START, (3, 1), moves=moves, backend=cluster, **kw).to_dict()
+            == local.to_dict())
+    local = fastbg.rollout_cube("4HPwATDgc/ABMA", **kw)
+    assert fastbg.rollout_cube("4HPwATDgc/ABMA", backend=cluster, **kw).to_dict() == local.to_dict()
+
+
+def test_rollout_many_and_tournament(cluster, tmp_path):
+    ids = ["4HPwATDgc/ABMA", "AACAkCRJqqoAAA", "4HPhASLgc/ABMA"]
+    local = fastbg.rollout_many(ids, trials=36, bot="pubeval", out=tmp_path / "l.jsonl")
+    far = fastbg.rollout_many(ids, trials=36, bot="pubeval", backend=cluster,
+                              out=tmp_path / "r.jsonl")
+    assert far.to_dict() == local.to_dict()
+    assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
+    bots = ["random", "greedy", "pubeval"]
+    local = fastbg.tournament(bots, 200, seed=1, chunk_size=100)
+    assert fastbg.tournament(bots, 200, seed=1, chunk_size=100, backend=cluster).to_dict() == \
+        local.to_dict()
+    assert len(cluster.last) == 6                     # 3 pairs x 2 chunks of 50 deals
+
+
+def test_resume_a_cut_journal_on_ray(cluster, tmp_path):
+    """A results file cut short by a crash is finished on Ray: the same file, the same
+    figures as an uninterrupted run here."""
+    kw = dict(trials=360, chunk_size=36, bot="pubeval", seed=11)
+    local = fastbg.rollout("4HPwATDgc/ABMA", out=tmp_path / "l.jsonl", **kw)
+    path = tmp_path / "r.jsonl"
+    fastbg.rollout("4HPwATDgc/ABMA", out=path, backend=cluster, **kw)
+    whole = path.read_bytes()
+    assert whole == (tmp_path / "l.jsonl").read_bytes()
+    lines = whole.split(b"\n")
+    path.write_bytes(b"\n".join(lines[:4]) + b"\n" + lines[4][:20])    # 3 chunks and a bit
+    res = fastbg.rollout("4HPwATDgc/ABMA", out=path, resume=True, backend=cluster, **kw)
+    assert res.to_dict() == local.to_dict()
+    assert path.read_bytes() == whole
+    assert [spec[0] for spec, *_ in cluster.last] == list(range(108, 360, 36))
+
+
+def _nan_score(positions):
+    """A bot that scores NaN whenever the opponent has three checkers on the bar."""
+    s = -np.abs(positions[:, 1:7]).sum(axis=1).astype(np.float64)
+    s[positions[:, 0] <= -3] = np.nan
+    return s
+
+
+def test_a_chunk_failing_on_its_own_stops_the_job_naming_the_game(cluster, tmp_path):
+    bots = (fastbg.EvaluatorBot(_nan_score, "nanbot"), "pubeval")
+    with pytest.raises(fastbg.BotError) as here:
+        fastbg.play(400, bots, seed=0, chunk_size=50, out=tmp_path / "l.jsonl")
+    with pytest.raises(fastbg.BotError) as there:
+        fastbg.play(400, bots, seed=0, chunk_size=50, out=tmp_path / "r.jsonl", backend=cluster)
+    assert str(there.value) == str(here.value) and "nanbot returned a NaN" in str(here.value)
+    # the chunks before the failing one are merged and saved, as here
+    assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) > 1
+
+
+def test_a_killed_worker_has_its_task_retried(cluster):
+    """SIGKILL to a worker of this instance while it plays a chunk: Ray runs the chunk
+    again elsewhere and the games are those of a run here."""
+    kw = dict(seed=6, chunk_size=3000)
+    local = fastbg.play(24000, ("pubeval", "pubeval"), **kw)
+    killed = {}
+    done = threading.Event()
+
+    def kill_one():
+        while not done.is_set():
+            for pid in _descendants(os.getpid()):
+                title = _title(pid)
+                if title.startswith("ray::fastbg games "):
+                    os.kill(pid, signal.SIGKILL)
+                    killed[pid] = title.split()[2]
+                    return
+            time.sleep(0.002)
+
+    killer = threading.Thread(target=kill_one)
+    killer.start()
+    try:
+        far = fastbg.play(24000, ("pubeval", "pubeval"), backend=cluster, **kw)
+    finally:
+        done.set()
+        killer.join()
+    _same_games(far, local)
+    assert len(killed) == 1, "no worker was seen playing a chunk"
+    (pid, span), = killed.items()
+    lo, hi = (int(x) for x in span.split(".."))
+    done_by = {spec: p for spec, _, p, _ in cluster.last}
+    assert done_by[(lo, hi)] != pid          # the chunk was played again by another worker
+
+
+def test_ctrl_c_on_a_ray_job_then_resume(cluster, tmp_path):
+    """A real SIGINT to a real ``fastbg rollout --ray ADDRESS`` process (a driver of its
+    own on this module's instance): it stops, keeps the chunks merged so far, says how to
+    resume and exits 130; resuming (here, in this process) gives the bits of an
+    uninterrupted run."""
+    address = ray.get_runtime_context().gcs_address
+    args = ["rollout", "4HPwATDgc/ABMA", "--bot", "pubeval", "--trials", "12960", "--chunk",
+            "324", "--seed", "5", "--no-progress", "--out", "r.jsonl", f"--ray={address}"]
+    proc = subprocess.Popen([sys.executable, "-m", "fastbg"] + args, cwd=tmp_path,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    path = tmp_path / "r.jsonl"
+    t0 = time.monotonic()
+    while not path.exists() or len(path.read_text().splitlines()) < 2:
+        if proc.poll() is not None or time.monotonic() - t0 > WAIT_S:
+            proc.kill()
+            pytest.fail("no chunk was saved:\n" + "\n".join(proc.communicate()))
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=WAIT_S)
+    assert proc.returncode == 130, (out, err)
+    assert "--resume" in err and "partial: interrupted" in out
+    recs = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    assert 1 <= len(recs) < 40 and [r["lo"] for r in recs] == list(range(0, 324 * len(recs), 324))
+    kw = dict(trials=12960, chunk_size=324, seed=5, bot="pubeval")
+    res = fastbg.rollout("4HPwATDgc/ABMA", out=path, resume=True, **kw)
+    assert res.to_dict() == fastbg.rollout("4HPwATDgc/ABMA", **kw).to_dict()
