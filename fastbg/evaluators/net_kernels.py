@@ -600,20 +600,6 @@ def _net_of(pc, n_in):
 
 
 @njit(**INNER)
-def _forward_plain(net, k, inp, nz, n_nz, hidden, out):
-    """:func:`forward` for a net whose hidden layer is not 128 wide: the plain loops only
-    (the batch kernel keeps one copy of the vector code, in its 128-wide path)."""
-    nh = net.n_hid[k]
-    h = hidden[:nh]
-    _simd.hidden_sums_reference(net.w1[k], net.b1[k, :nh], inp, nz, n_nz, h)
-    _simd.outputs_reference(h, -net.beta[k, 0], SIG_E, SIG_LO, SIG_HI, net.w2[k],
-                            net.b2[k], out)
-    bo = -net.beta[k, 1]
-    for o in range(N_OUT):
-        out[o] = sigmoid(bo * out[o])
-
-
-@njit(**INNER)
 def _flush(k, rows, swapped, net, bo, scr, probs):
     """Finish the positions waiting for net ``k``: their output sums side by side, then
     each one's output sigmoids, race refinements and sanity check, into ``probs``."""
@@ -636,14 +622,22 @@ def _flush(k, rows, swapped, net, bo, scr, probs):
     fill[k] = 0
 
 
+def all_fast(net):
+    """True when every net present has 128 hidden units (gnubg's do): the batch kernel
+    :func:`evaluate_rows` takes those, :func:`evaluate_rows_plain` any."""
+    return bool(np.all((net.n_in == 0) | (net.n_hid == _simd.FAST_HIDDEN)))
+
+
 @njit(nogil=True, **HOT)
 def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
     """probs[lo:hi] (float64, the float32 outputs widened) and classes[lo:hi] (int8) of
     interchange boards rows[lo:hi], for the side on roll, or with ``swapped`` for the
     other side (a move's results: their scores are :func:`_mover_equity` of these);
-    ``scr`` a scratch of :func:`new_scratch`, one per thread.
+    ``scr`` a scratch of :func:`new_scratch`, one per thread. Every net present must have
+    128 hidden units (:func:`all_fast`; gnubg's do); :func:`evaluate_rows_plain` takes
+    any.
 
-    The networks' one batch kernel. It runs without the GIL, on Python threads
+    The networks' batch kernel. It runs without the GIL, on Python threads
     (:func:`fastbg.parallel.run_spans`), not in a ``prange`` loop, and it is called from
     Python directly: every kernel that holds the networks compiles them again, and a
     level of calls above them costs their optimisation and code generation again (about
@@ -658,9 +652,9 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
     (:func:`fastbg.evaluators.simd.outputs_rows`), not scattered into lanes unit by unit.
     """
     inp, hidden = scr.inp, scr.hidden
-    out, gb, nz, dummy = scr.out, scr.gb, scr.nz, scr.dummy
+    out, gb, nz = scr.out, scr.gb, scr.nz
     ht, slot, fill = scr.ht, scr.slot, scr.fill
-    w1, b1, beta, n_in, n_hid, ifuncs = net.w1, net.b1, net.beta, net.n_in, net.n_hid, net.ifunc
+    w1, b1, beta, n_in, ifuncs = net.w1, net.b1, net.beta, net.n_in, net.ifunc
     binom = bo.binom
     h = hidden[:_simd.FAST_HIDDEN]
     for k in range(N_NETS):
@@ -671,30 +665,37 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
         classes[i] = pc
         if pc <= C_BEAROFF1:
             _evaluate_table(gb, pc, bo, out)
+            sanity_check(gb, out)
+            for o in range(N_OUT):
+                probs[i, o] = out[o]
+            continue
+        k = _net_of(pc, n_in)
+        # (:func:`inputs_into` written out: one level of calls less to compile)
+        if ifuncs[k] == IF_RACE:
+            n_nz = race_inputs(gb, inp, nz)
         else:
-            k = _net_of(pc, n_in)
-            # (:func:`inputs_into` written out: one level of calls less to compile)
-            if ifuncs[k] == IF_RACE:
-                n_nz = race_inputs(gb, inp, nz)
-            else:
-                n_nz = contact_inputs(gb, inp, nz, ifuncs[k] == IF_CONTACT250)
-            if n_hid[k] == _simd.FAST_HIDDEN:
-                _simd.hidden_sums(w1[k], b1[k], inp, nz, n_nz, h)
-                _simd.sigmoids_to_row(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
-                slot[k, fill[k]] = i
-                fill[k] += 1
-                if fill[k] == _simd.LANES:
-                    _flush(k, rows, swapped, net, bo, scr, probs)
-                continue
-            _forward_plain(net, k, inp, nz, n_nz, hidden, out)
-            if k == NET_RACE:
-                race_improvement(gb, out, bo, dummy)
-        sanity_check(gb, out)
-        for o in range(N_OUT):
-            probs[i, o] = out[o]
+            n_nz = contact_inputs(gb, inp, nz, ifuncs[k] == IF_CONTACT250)
+        _simd.hidden_sums_128(w1[k], b1[k], inp, nz, n_nz, h)
+        _simd.sigmoids_to_row(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
+        slot[k, fill[k]] = i
+        fill[k] += 1
+        if fill[k] == _simd.LANES:
+            _flush(k, rows, swapped, net, bo, scr, probs)
     for k in range(N_NETS):
         if fill[k]:
             _flush(k, rows, swapped, net, bo, scr, probs)
+
+
+@njit(nogil=True, **HOT)
+def evaluate_rows_plain(rows, lo, hi, swapped, net, bo, scr, probs, classes):
+    """:func:`evaluate_rows` for nets of any width: position by position
+    (:func:`evaluate_gb`), the same numbers."""
+    gb, out = scr.gb, scr.out
+    for i in range(lo, hi):
+        _load_gb(rows, i, swapped, gb)
+        classes[i] = evaluate_gb(gb, net, bo, scr)
+        for o in range(N_OUT):
+            probs[i, o] = out[o]
 
 
 @njit(**HOT)
@@ -728,8 +729,15 @@ def scores(cands, k, net, bo, scr, out):
     the mover's cubeless money equity (:func:`_mover_equity` of the probabilities with
     the opponent on roll), evaluated in blocks by :func:`evaluate_rows`."""
     res, cls = scr.res, scr.cls
+    fast = True
+    for j in range(N_NETS):
+        fast &= net.n_in[j] == 0 or net.n_hid[j] == _simd.FAST_HIDDEN
     for b0 in range(0, k, ROWS_PER_CALL):
         b1 = min(k, b0 + ROWS_PER_CALL)
-        evaluate_rows(cands[b0:b1], 0, b1 - b0, np.bool_(True), net, bo, scr, res, cls)
+        if fast:
+            evaluate_rows(cands[b0:b1], 0, b1 - b0, np.bool_(True), net, bo, scr, res, cls)
+        else:
+            evaluate_rows_plain(cands[b0:b1], 0, b1 - b0, np.bool_(True), net, bo, scr, res,
+                                cls)
         for i in range(b0, b1):
             out[i] = _mover_equity(res[i - b0])

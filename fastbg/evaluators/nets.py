@@ -202,6 +202,9 @@ class GnubgNet:
         self.arrays = weights.arrays
         self.bearoff = _bearoff.tables()
         self._probs_kernel = None
+        # gnubg's nets are 128 wide: the vector kernel; other widths: the plain one
+        self._kernel = (_k.evaluate_rows if _k.all_fast(self.arrays)
+                        else _k.evaluate_rows_plain)
 
     def __repr__(self):
         return f"GnubgNet({self.weights.path!r}, version {self.weights.version!r})"
@@ -221,9 +224,9 @@ class GnubgNet:
         classes = np.empty(m, np.int8)
         if m:
             flag = np.bool_(swapped)
-            run_spans(lambda lo, hi: _k.evaluate_rows(rows, lo, hi, flag, self.arrays,
-                                                      self.bearoff, _thread_scratch(),
-                                                      probs, classes),
+            kernel = self._kernel
+            run_spans(lambda lo, hi: kernel(rows, lo, hi, flag, self.arrays, self.bearoff,
+                                            _thread_scratch(), probs, classes),
                       m, resolve_threads(self.threads))
         return probs, classes
 

@@ -418,12 +418,19 @@ def hidden_sums_reference(w, b, inp, nz, n, out):
 
 
 if config.DISABLE_JIT:
+    hidden_sums_128 = hidden_sums_reference
     hidden_sums = hidden_sums_reference
     outputs = outputs_reference
     sigmoid_rows = sigmoid_rows_reference
     sigmoids_to_row = sigmoids_to_row_reference
     outputs_rows = outputs_rows_reference
 else:
+    @njit(**HOT)
+    def hidden_sums_128(w, b, inp, nz, n, out):
+        """:func:`hidden_sums` of a net known to have 128 hidden units (``w`` at least 128
+        wide, ``b`` and ``out`` 128 long): the vector path only."""
+        _hidden_sums_128(w, b, inp, nz, n, out)
+
     @njit(**HOT)
     def hidden_sums(w, b, inp, nz, n, out):
         """Hidden-layer sums of one position: ``b`` the thresholds (their length is the
