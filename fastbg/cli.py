@@ -1,6 +1,8 @@
 """The ``fastbg`` command line: ``fastbg --help`` lists the commands."""
 import json
+import os
 import pathlib
+import sys
 import time
 
 try:
@@ -20,7 +22,21 @@ def _interrupted(done, total, unit, out_path, command_hint):
     where = (f"; saved in {out_path}: run the same command with --resume to continue"
              if out_path else f"; nothing was saved: {command_hint}")
     click.echo(f"interrupted: {done:,} of {total:,} {unit} finished{where}", err=True)
+    _exit_if_on_ray()
     raise SystemExit(EXIT_INTERRUPTED)
+
+
+def _exit_if_on_ray():
+    """After Ctrl-C, a process connected to Ray leaves at once with status 130: Ray's own
+    shutdown at interpreter exit crashed after an interrupt (a C++ stack trace and status
+    1, seen once under load in the test suite). The results file is already closed and
+    synced; a local instance this process started goes with it (Ray's processes share the
+    fate of the driver that started them)."""
+    ray = sys.modules.get("ray")
+    if ray is not None and getattr(ray, "is_initialized", lambda: False)():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
 
 
 def _parse_dice(text):
@@ -48,6 +64,7 @@ class _Commands(click.Group):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo("interrupted before any work finished; nothing was saved", err=True)
+            _exit_if_on_ray()
             raise SystemExit(EXIT_INTERRUPTED) from None
 
 
