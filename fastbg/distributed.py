@@ -133,7 +133,10 @@ class RayCluster:
         task = _remote_task(ray)
         options = {"num_cpus": self.cpus_per_task, "max_retries": self.max_retries}
         try:
-            context = [ray.put(compute)]      # in a list: the task fetches it, once a worker
+            # Pickled here, unpickled in the worker: arrays that come straight out of Ray's
+            # object store are read-only, and numba compiles every kernel again for
+            # read-only arrays (the gnubg networks' tens of seconds, in each worker).
+            context = [ray.put(ray.cloudpickle.dumps(compute))]   # a task fetches it once
         except ray.exceptions.RayError:
             raise                             # the object store's, not the job's
         except Exception as exc:              # cloudpickle raises many kinds
@@ -223,7 +226,7 @@ def _run_task(context, spec, versions):
     key = context[0].binary()
     compute = _CONTEXTS.get(key)
     if compute is None:
-        compute = _CONTEXTS[key] = ray.get(context[0])
+        compute = _CONTEXTS[key] = ray.cloudpickle.loads(ray.get(context[0]))
         while len(_CONTEXTS) > _KEEP:
             _CONTEXTS.popitem(last=False)
     cpus = ray.get_runtime_context().get_assigned_resources().get("CPU", 1)

@@ -202,9 +202,10 @@ class GnubgNet:
         self.arrays = weights.arrays
         self.bearoff = _bearoff.tables()
         self._probs_kernel = None
-        # gnubg's nets are 128 wide: the vector kernel; other widths: the plain one
-        self._kernel = (_k.evaluate_rows if _k.all_fast(self.arrays)
-                        else _k.evaluate_rows_plain)
+        # gnubg's nets are 128 wide: the vector kernel; other widths: the plain one. (A
+        # flag, not the kernel: a dispatcher held by an object pickles by value, and one
+        # rebuilt in a cluster worker compiles everything again instead of loading it.)
+        self._fast = _k.all_fast(self.arrays)
 
     def __repr__(self):
         return f"GnubgNet({self.weights.path!r}, version {self.weights.version!r})"
@@ -224,7 +225,7 @@ class GnubgNet:
         classes = np.empty(m, np.int8)
         if m:
             flag = np.bool_(swapped)
-            kernel = self._kernel
+            kernel = _k.evaluate_rows if self._fast else _k.evaluate_rows_plain
             run_spans(lambda lo, hi: kernel(rows, lo, hi, flag, self.arrays, self.bearoff,
                                             _thread_scratch(), probs, classes),
                       m, resolve_threads(self.threads))
