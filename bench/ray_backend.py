@@ -102,7 +102,7 @@ def main(argv=None):
         # Warm up: compile here, and load the kernels in every worker (more tasks than them).
         fastbg.play(4000, ("random", "random"), seed=0, chunk_size=500, backend=cluster)
         fastbg.rollout_many(path, trials=36, seed=0, bot=args.bot, backend=cluster)
-        reference = {job: run(None) for job, (_, _, run) in jobs.items()}
+        reference = {job: run("local") for job, (_, _, run) in jobs.items()}
         harness.note_threading_layer(info)
         overhead = {job: [] for job in jobs}
 
@@ -111,7 +111,7 @@ def main(argv=None):
 
             def timed(rep):
                 t = time.perf_counter()
-                res = run(cluster if where == "ray" else None)
+                res = run(cluster if where == "ray" else "local")
                 dt = time.perf_counter() - t
                 assert same(res, reference[job]), f"{job}: Ray and local results differ"
                 if where == "ray":
