@@ -222,6 +222,21 @@ def test_janowski_money_beaver_limits_match_reference():
     assert res.cube.max() <= 4 and np.any(res.cube == 4)
 
 
+def test_gnubg_net_cube_matches_reference(gnubg_net):
+    """GnubgNet.cube(): Janowski on GNU Backgammon's networks, run by the game kernels' own
+    (disk-cached) network code, replayed by the reference on the net's own evaluations:
+    money with beavers and raccoons, and match play at a score."""
+    cube = gnubg_net.cube(0.68)
+    assert cube.probs is gnubg_net
+    rules = MoneyRules(jacoby=False, beavers=True, raccoons=True)
+    _, refs = assert_matches_reference(40, rules, (cube, cube), seed=25, opening="reroll")
+    assert events(refs, "doubles") > 0 and events(refs, "drops") > 0
+    assert events(refs, "beavers") + events(refs, "takes") > 0
+    _, refs = assert_matches_reference(25, MatchRules(5), (cube, cube), seed=26,
+                                       score=(1, 2), opening="reroll")
+    assert events(refs, "doubles") > 0
+
+
 def test_no_double_before_the_opening_move():
     """docs/rules.md sections 2 and 6: with the usual opening the first player plays the opening
     throw as his first roll, so he has rolled already and cannot double on that turn; the

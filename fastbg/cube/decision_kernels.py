@@ -13,9 +13,15 @@ handful of scalars (value, owner: -1 centred or the player 0/1, turned). Strateg
   beavers when the take is worth more than 0 to the taker, raccoons when the doubler still
   gains holding no cube. Match play: the same comparison in match-winning chances with a
   dead cube (cubeless MWC from the match equity table at the resulting scores).
+
+The probabilities come through :func:`probs_call`: a plug-in is a numba function, or a
+kernel-side evaluator that a higher layer teaches :func:`probs_call` (the game loop's
+built-in gnubg networks, fastbg/sim/game_kernels.py), so that layer's code stays out of
+this module and the built-in evaluator's kernels can be cached on disk.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from fastbg.cube import keith_kernels as _race
 from fastbg import dice as _dice
@@ -213,14 +219,30 @@ def race_takes(board):
     return (_race.keith_decision(board) & _race.RACE_TAKE) != 0
 
 
+def probs_call(plug, board, p):
+    """Write the five probabilities of ``board``'s player on roll into ``p`` with ``plug``:
+    a numba ``probs(board, out)`` function here; other kernel-side evaluators register
+    their own overload of this function for their type."""
+    plug(board, p)
+
+
+@overload(probs_call)
+def _probs_call_function(plug, board, p):
+    if isinstance(plug, types.Dispatcher):
+        def call(plug, board, p):
+            plug(board, p)
+        return call
+    return None
+
+
 @njit(**INNER)
 def _probs(side, board, plug0, plug1, p):
     if side == 0:
         if plug0 is not None:
-            plug0(board, p)
+            probs_call(plug0, board, p)
     else:
         if plug1 is not None:
-            plug1(board, p)
+            probs_call(plug1, board, p)
 
 
 @njit(**HOT)

@@ -3,10 +3,11 @@
 * ``"never"``: never doubles, takes every double.
 * ``"race"``: Tom Keith's count in races (double, redouble, take); in contact never
   doubles and always takes; never beavers.
-* :class:`JanowskiCube`: a numba ``probs(board, out)`` plug-in gives the five cubeless
-  probabilities (win, win gammon, win backgammon, lose gammon, lose backgammon) of the
-  player on roll; money decisions use Janowski's cubeful equities with cube efficiency
-  ``x``, match decisions the match equity table with a dead cube.
+* :class:`JanowskiCube`: a numba ``probs(board, out)`` plug-in, or GNU Backgammon's
+  networks (a :class:`fastbg.GnubgNet`), gives the five cubeless probabilities (win, win
+  gammon, win backgammon, lose gammon, lose backgammon) of the player on roll; money
+  decisions use Janowski's cubeful equities with cube efficiency ``x``, match decisions
+  the match equity table with a dead cube.
 """
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -21,19 +22,29 @@ class JanowskiCube:
     """Cube decisions from cubeless probabilities with Janowski's model.
 
     ``probs`` is a numba ``@njit`` function ``probs(board, out)`` writing the five
-    probabilities of the player on roll of ``board`` (int8[26]) into ``out`` (float64[5]).
+    probabilities of the player on roll of ``board`` (int8[26]) into ``out`` (float64[5]),
+    compiled into the game kernel like a :class:`~fastbg.sim.bots.ScorerBot` (a plug-in is
+    compiled once per process); or a :class:`fastbg.GnubgNet`, which the game kernels
+    evaluate with their own, disk-cached network kernels (``GnubgNet.cube()``).
     ``x`` is the cube efficiency (0 dead cube .. 1 fully live; gnubg uses about 0.68 in
-    contact). Compiled into the game kernel like a :class:`~fastbg.sim.bots.ScorerBot`.
+    contact).
     """
     probs: object
     x: float = 0.68
     name: str = "janowski"
 
     def __post_init__(self):
-        if not hasattr(self.probs, "py_func"):
-            raise TypeError("JanowskiCube needs a numba @njit function probs(board, out)")
+        if not (hasattr(self.probs, "py_func") or is_kernel_net(self.probs)):
+            raise TypeError("JanowskiCube needs a numba @njit function probs(board, out) "
+                            "or a GnubgNet")
         if not 0.0 <= float(self.x) <= 1.0:
             raise ValueError(f"cube efficiency x must be in [0, 1], got {self.x!r}")
+
+
+def is_kernel_net(obj):
+    """True for an evaluator the game kernels run themselves (a :class:`fastbg.GnubgNet`:
+    its weight arrays, bear-off tables and a ``probs_kernel()`` plug-in fallback)."""
+    return all(hasattr(obj, a) for a in ("arrays", "bearoff", "probs_kernel"))
 
 
 class ResolvedCube(NamedTuple):
@@ -42,6 +53,7 @@ class ResolvedCube(NamedTuple):
     probs: object        # the JanowskiCube's numba probability function, else None
     x: float             # cube efficiency (0 for the built-in strategies)
     name: str
+    net: object = None   # the JanowskiCube's GnubgNet (then probs is None)
 
 
 def resolve(strategy):
@@ -53,5 +65,15 @@ def resolve(strategy):
         raise ValueError(f"unknown cube strategy {strategy!r}; choose from "
                          f"{', '.join(sorted(BUILTIN))} or a JanowskiCube")
     if isinstance(strategy, JanowskiCube):
+        if is_kernel_net(strategy.probs):
+            return ResolvedCube(_cube.CUBE_JANOWSKI, None, float(strategy.x), strategy.name,
+                                strategy.probs)
         return ResolvedCube(_cube.CUBE_JANOWSKI, strategy.probs, float(strategy.x), strategy.name)
     raise TypeError(f"a cube strategy is a name or a JanowskiCube, got {type(strategy).__name__}")
+
+
+def strategy_names(strategies):
+    """The names of cube strategies as results files keep them: a name as given, a
+    JanowskiCube by its ``name`` (its plug-in or net does not print the same twice)."""
+    return [c if isinstance(c, str) else getattr(c, "name", type(c).__name__)
+            for c in strategies]

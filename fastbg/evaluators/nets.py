@@ -293,9 +293,12 @@ class GnubgNet:
 
     def cube(self, x=0.68):
         """A :class:`fastbg.JanowskiCube` cube strategy on this net's cubeless
-        probabilities, with cube efficiency ``x`` (gnubg uses about 0.68 in contact)."""
+        probabilities, with cube efficiency ``x`` (gnubg uses about 0.68 in contact).
+
+        The game kernels evaluate the net with their own network code, cached on disk
+        like the gnubg bot's; lock-step runs use :meth:`probs_kernel`."""
         from fastbg.cube.strategies import JanowskiCube
-        return JanowskiCube(self.probs_kernel(), x=x, name="gnubg-janowski")
+        return JanowskiCube(self, x=x, name="gnubg-janowski")
 
 
 _LOCAL = threading.local()

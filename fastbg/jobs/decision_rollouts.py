@@ -27,6 +27,7 @@ from fastbg.analysis.hints import hint
 from fastbg.cube.formulas import swap_sides
 from fastbg.cube.met import mwc_after
 from fastbg.cube.rules import MoneyRules, rules_dict
+from fastbg.cube.strategies import strategy_names
 from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.position.board import flip
 from fastbg.position.ids import position_id, read_position
@@ -389,7 +390,7 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
         "dice": f"{dice[0]}-{dice[1]}", "moves": names,
         "candidates": [position_id(c) for c in cands], "trials": trials,
         "bot": bot_name(bot),
-        "seed": int(seed), "rules": rules_dict(rules), "cube": list(map(str, cube)),
+        "seed": int(seed), "rules": rules_dict(rules), "cube": strategy_names(cube),
         "truncate": truncate, "rotate": bool(rotate),
         "variance_reduction": bool(variance_reduction),
         "evaluator": evaluator_name(evaluator),
@@ -557,7 +558,7 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
     if variance_reduction and (cubeless.lockstep or cubeless.has_plugins):
         raise ValueError("variance reduction supports the built-in bots")
     lines = [_Line(cubeless, nd, False, value=value), _Line(None, dt, False, value=value)]
-    names = [c if isinstance(c, str) else getattr(c, "name", type(c).__name__) for c in cube]
+    names = strategy_names(cube)
     settings = {
         "position": position if isinstance(position, str) else position_id(board),
         "trials": trials, "bot": bot_name(bot),

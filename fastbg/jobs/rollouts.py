@@ -28,6 +28,7 @@ from fastbg.constants import BOARD_SIZE, ROLLS
 from fastbg.cube.formulas import equity_of, swap_difference, swap_sides
 from fastbg.cube.met import mwc_after
 from fastbg.cube.rules import rules_dict
+from fastbg.cube.strategies import strategy_names
 from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.parallel import threads as _threads
 from fastbg.position.ids import position_id, read_position
@@ -192,7 +193,7 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
         raise ValueError("variance reduction supports the built-in bots")
     settings = {
         "position": _describe(position, board), "trials": trials, "bot": cubeless.names[0],
-        "seed": int(cubeless.seed), "rules": rules_dict(rules), "cube": list(map(str, cube)),
+        "seed": int(cubeless.seed), "rules": rules_dict(rules), "cube": strategy_names(cube),
         "truncate": truncate, "rotate": bool(rotate),
         "variance_reduction": bool(variance_reduction), "evaluator": evaluator_name(evaluator),
         "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),

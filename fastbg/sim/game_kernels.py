@@ -76,7 +76,18 @@ cfg int64[C_SIZE] the rules vector (C_*); strategies int64[2] cube strategy of e
 player (CUBE_*); efficiencies float64[2] their Janowski cube efficiency; met_pre
 float64[n, n] and met_post float64[2, n] the match equity tables (1x1 / 2x1 placeholders
 in money play); plugin0, plugin1 the numba ``probs(board, out)`` of Janowski strategies,
-else None. Runs without the cube pass None instead of a Cubes."""
+:data:`NET_CUBE` for a Janowski strategy on the run's gnubg networks (``Bots.gnet``), else
+None. Runs without the cube pass None instead of a Cubes."""
+
+NetCube = namedtuple("NetCube", "tag")
+NetCube.__doc__ = """The type of :data:`NET_CUBE`: a Janowski strategy's probabilities come from
+the run's gnubg networks (``Bots.gnet`` and ``Bots.gbo``), evaluated by the cached network
+kernels with the thread's net scratch, instead of a plug-in compiled once per process."""
+NET_CUBE = NetCube(np.int64(0))
+
+NetProbs = namedtuple("NetProbs", "net bearoff scratch")
+NetProbs.__doc__ = """:data:`NET_CUBE` bound to a thread's tables and scratch inside a game
+kernel (:func:`bind_probs`); :func:`fastbg.cube.decision_kernels.probs_call` evaluates it."""
 
 GameScratch = namedtuple("GameScratch",
                          "board prev out scores probs work stack hashes slots gscr")
@@ -255,16 +266,41 @@ def opening_stake(cubes, seed, game, ties, value):
     return _cube.auto_double_stake(cubes.cfg, seed, game, ties)
 
 
+def bind_probs(plug, gnet, gbo, gscr):
+    """A cube plug-in as :func:`fastbg.cube.decision_kernels.probs_call` takes it:
+    :data:`NET_CUBE` becomes a :class:`NetProbs` on the run's networks and the thread's
+    scratch; a numba function or None stays as it is."""
+    return NetProbs(gnet, gbo, gscr) if isinstance(plug, NetCube) else plug
+
+
+@overload(bind_probs)
+def _bind_probs_impl(plug, gnet, gbo, gscr):
+    if isinstance(plug, types.BaseNamedTuple) and plug.instance_class is NetCube:
+        return lambda plug, gnet, gbo, gscr: NetProbs(gnet, gbo, gscr)
+    return lambda plug, gnet, gbo, gscr: plug
+
+
+@overload(_cube.probs_call)
+def _probs_call_net(plug, board, p):
+    if isinstance(plug, types.BaseNamedTuple) and plug.instance_class is NetProbs:
+        def call(plug, board, p):
+            _gn.evaluate_board(board, plug.net, plug.bearoff, plug.scratch, p)
+        return call
+    return None
+
+
 @njit(**HOT)
 def cube_turn(cubes, side, board, value, owner, turned, away0, away1, crawford_game,
-              crawford_after, probs):
-    """:func:`fastbg.cube.decision_kernels.cube_phase` with the ``cubes`` settings."""
+              crawford_after, probs, gnet, gbo, gscr):
+    """:func:`fastbg.cube.decision_kernels.cube_phase` with the ``cubes`` settings; gnet,
+    gbo and gscr (the run's networks and the thread's net scratch) serve :data:`NET_CUBE`."""
     if cubes is None:
         return value, owner, turned, False, 0, 0
     c = cubes
     return _cube.cube_phase(c.cfg, c.strategies, c.efficiencies, c.met_pre, c.met_post, side,
                             board, value, owner, turned, away0, away1, crawford_game,
-                            crawford_after, c.plugin0, c.plugin1, probs)
+                            crawford_after, bind_probs(c.plugin0, gnet, gbo, gscr),
+                            bind_probs(c.plugin1, gnet, gbo, gscr), probs)
 
 
 @njit(**HOT)
@@ -365,7 +401,8 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
         if cube_on and not (ply == 0 and opens):
             value, owner, turned, over, w, pts = cube_turn(
                 cubes, side, board, value, owner, turned, away0, away1,
-                gcfg[G_CRAWFORD_GAME] != 0, gcfg[G_CRAWFORD_AFTER] != 0, probs)
+                gcfg[G_CRAWFORD_GAME] != 0, gcfg[G_CRAWFORD_AFTER] != 0, probs, gnet, gbo,
+                gscr)
             if over and w == _cube.OVERFLOW:
                 return side, 0, ply, first, ERR_CUBE_OVERFLOW, gen, value, False, 0
             if over:

@@ -73,8 +73,9 @@ class JobSetup:
     @property
     def has_plugins(self):
         """True when a numba plug-in (scorer or cube probabilities) is compiled in."""
-        return any(p is not None for p in (self.bots.plugin0, self.bots.plugin1,
-                                           self.cubes.plugin0, self.cubes.plugin1))
+        return any(p is not None and p is not _play.NET_CUBE
+                   for p in (self.bots.plugin0, self.bots.plugin1,
+                             self.cubes.plugin0, self.cubes.plugin1))
 
 
 def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=False,
@@ -149,8 +150,10 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
     gcfg[_play.G_NO_FIRST_CUBE] = not first_cube
     point, extra = _bots.pubeval_tables()
     gnet, gbo = _bots.gnubg_tables(bots)
-    if any(r.evaluator is not None for r in resolved):
+    lockstep = any(r.evaluator is not None for r in resolved)
+    if lockstep:
         gnet = gbo = None
+    plugs, gnet, gbo = _cube_plugs(cubes, lockstep, gnet, gbo)
     met_pre, met_post = _met_arrays(rules)
     return JobSetup(
         seed=np.uint64(seed),
@@ -159,12 +162,30 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
                         gbo, resolved[0].scorer, resolved[1].scorer),
         cubes=_play.Cubes(cfg, np.array([c.code for c in cubes], np.int64),
                           np.array([c.x for c in cubes], np.float64), met_pre, met_post,
-                          cubes[0].probs, cubes[1].probs),
+                          plugs[0], plugs[1]),
         evaluators=tuple(r.evaluator for r in resolved), nets=nets, gcfg=gcfg, start_board=start_board,
         rot=dice_rotation(seed) if rotate else np.zeros((0, 36), np.int64),
         n_threads=resolve_threads(threads), rules=rules,
         rules_text="cubeless" if rules is None else f"{rules!r}, cube {cubes[0].name}/{cubes[1].name}",
         late_ply=late_ply, late_evaluators=late_evaluators)
+
+
+def _cube_plugs(cubes, lockstep, gnet, gbo):
+    """The kernels' probability plug-ins of the two resolved cube strategies, and the run's
+    gnubg tables: a strategy on GNU Backgammon's networks runs on the game kernels' own,
+    disk-cached network code (``NET_CUBE``, the networks joining the run's tables when no
+    bot brought them). Lock-step runs, and a second set of weights beside the bots', fall
+    back to the net's plug-in (compiled once per process)."""
+    plugs = []
+    for c in cubes:
+        if c.net is None:
+            plugs.append(c.probs)
+        elif not lockstep and (gnet is None or gnet is c.net.arrays):
+            gnet, gbo = c.net.arrays, c.net.bearoff
+            plugs.append(_play.NET_CUBE)
+        else:
+            plugs.append(c.net.probs_kernel())
+    return plugs, gnet, gbo
 
 
 def ready_cube_plugins(cubes):
@@ -176,7 +197,7 @@ def ready_cube_plugins(cubes):
     scratch), would fail to compile. Locally something has usually compiled its callees
     already; in a cluster worker, where the plug-in arrives pickled, nothing has."""
     for probs in (cubes.plugin0, cubes.plugin1):
-        if probs is not None and not probs.overloads:
+        if hasattr(probs, "overloads") and not probs.overloads:
             probs(np.array(START), np.zeros(5))
 
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fastbg import CubeGame, JanowskiCube, MatchRules, MoneyRules
+from fastbg import CubeGame, GnubgNet, JanowskiCube, MatchRules, MoneyRules
 from fastbg.cube import formulas as fcube
 from fastbg.cube import met as fmet
 
@@ -109,8 +109,11 @@ def _gt(a, b):
 
 
 def _probs(strategy, board):
+    b = np.array(board, np.int8)
+    if isinstance(strategy.probs, GnubgNet):              # its own batch evaluation
+        return np.asarray(strategy.probs(b), np.float64)
     out = np.zeros(5)
-    strategy.probs(np.array(board, np.int8), out)
+    strategy.probs(b, out)
     return out
 
 
