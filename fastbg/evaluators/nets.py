@@ -11,7 +11,7 @@ fastbg does not ship the weights. They come from an installed ``gnubg-nn`` packa
 name (``gnubg_net(path)``: a file or a folder holding one). The bear-off tables are computed
 by fastbg itself (:mod:`fastbg.evaluators.bearoff`) and need nothing.
 
-Weights formats, told apart by content (docs/engine.md section 7 compares the evaluations):
+Weights formats, told apart by content (docs/engine.md section 6 compares the evaluations):
 
 * **gnubg-nn's text file** (its ``LoadNet``): a first line ``GNU Backgammon <version>``,
   then for each net a line naming it (``race``, ``crashed``, ``contact``, optionally
@@ -173,6 +173,7 @@ def _read_binary(p, data, order):
         betas = np.frombuffer(data, order + "f4", 2, pos + 16)
         n_in, n_hid, n_out, trained = (int(x) for x in dims)
         _check_dims(where, n_in, n_hid, n_out, trained, float(betas[0]), float(betas[1]))
+        _check_gnubg_net(where, len(nets), n_in, n_out)
         pos += 4 * _BINARY_HEADER
         count = n_in * n_hid + n_hid * n_out + n_hid + n_out
         if len(data) - pos < 4 * count:
@@ -192,6 +193,17 @@ def _check_dims(where, n_in, n_hid, n_out, trained, beta_h, beta_o):
                            f"{n_out} outputs, {trained} trained)")
     if not (beta_h > 0 and beta_o > 0):
         raise WeightsError(f"{where}: non-positive betas ({beta_h}, {beta_o})")
+
+
+def _check_gnubg_net(where, place, n_in, n_out):
+    """GNU Backgammon's net number ``place`` (from 0) has the size its place says."""
+    if place < len(_GNUBG_ORDER):
+        kind, ifunc = _GNUBG_ORDER[place]
+        need = _k.N_INPUTS[_k.INPUT_FUNCS[ifunc]]
+        if n_in != need or n_out != _k.N_OUT:
+            raise WeightsError(f"{where}: GNU Backgammon's net {place + 1} is its {kind!r} "
+                               f"net ({need} inputs, 5 outputs); this one has {n_in} "
+                               f"inputs, {n_out} outputs")
 
 
 def _name_gnubg_nets(p, nets):
@@ -247,6 +259,8 @@ def _read_text(p, data):
             raise WeightsError(f"{p}:{i + 1}: bad net header {lines[i]!r}") from exc
         where = f"{p}:{i + 1}: net {name_line!r}"
         _check_dims(where, n_in, n_hid, n_out, trained, beta_h, beta_o)
+        if unnamed:
+            _check_gnubg_net(where, len(nets), n_in, n_out)
         i += 1
         count = n_in * n_hid + n_hid * n_out + n_hid + n_out
         if i + count > n:
