@@ -6,17 +6,29 @@ returns a :class:`GnubgNet`: 0-ply cubeless probabilities for the player on roll
 bear-off tables; see :mod:`fastbg.evaluators.net_kernels`), batched over boards and threads.
 
 fastbg does not ship the weights. They come from an installed ``gnubg-nn`` package
-(``pip install 'fastbg[gnubg]'``) or from a GNU Backgammon weights file you name
-(``gnubg_net(path)``, a ``gnubg.weights`` text file or a folder holding one). The
-bear-off tables are computed by fastbg itself (:mod:`fastbg.evaluators.bearoff`) and need nothing.
+(``pip install 'fastbg[gnubg]'``), from GNU Backgammon itself (the ``gnubg`` package,
+``pip install 'fastbg[gnubg-app]'``, or a Debian ``gnubg-data``), or from a weights file you
+name (``gnubg_net(path)``: a file or a folder holding one). The bear-off tables are computed
+by fastbg itself (:mod:`fastbg.evaluators.bearoff`) and need nothing.
 
-Weights format (gnubg-nn's ``LoadNet`` / ``NeuralNetLoad``): a first line
-``GNU Backgammon <version>``, then for each net a line naming it (``race``, ``crashed``,
-``contact``, optionally followed by the name of its input function, or ``prune <name>``
-for the small pruning nets, which 0-ply evaluation does not use), a line
-``inputs hidden outputs trained beta_hidden beta_output`` and the weights one per line:
-hidden weights input by input (``inputs x hidden``), output weights output by output
-(``outputs x hidden``), hidden thresholds, output thresholds.
+Weights formats, told apart by content (docs/engine.md section 6 compares the evaluations):
+
+* **gnubg-nn's text file** (its ``LoadNet``): a first line ``GNU Backgammon <version>``,
+  then for each net a line naming it (``race``, ``crashed``, ``contact``, optionally
+  followed by the name of its input function, or ``prune <name>`` for the small pruning
+  nets, which 0-ply evaluation does not use), a line ``inputs hidden outputs trained
+  beta_hidden beta_output`` and the weights one per line: hidden weights input by input
+  (``inputs x hidden``), output weights output by output (``outputs x hidden``), hidden
+  thresholds, output thresholds.
+* **GNU Backgammon's ``gnubg.weights``** (its eval.c and neuralnet.c ``NeuralNetLoad``):
+  the same first line and nets, but no net is named: they come in a fixed order, contact
+  (input function contact250), race, crashed (std250), then the three pruning nets.
+* **GNU Backgammon's ``gnubg.wd``** (``NeuralNetLoadBinary``): the float32 472.3782
+  (its byte order is the file's), the version as a float32 (1.01), then each net in the
+  order above as int32 inputs, hidden, outputs, trained, float32 two betas and its
+  float32 weights in the text file's order.
+
+The weights of version 1.01 are the same numbers in all three files (tests/test_gnubg_weights.py).
 """
 import os
 import threading
@@ -35,14 +47,23 @@ from fastbg.parallel import resolve_threads, run_spans
 
 INSTALL_HINT = ("GNU Backgammon's network weights were not found: install them with "
                 "pip install 'fastbg[gnubg]' (package gnubg-nn), or pass the path of a "
-                "gnubg.weights file: fastbg.gnubg_net(path='.../gnubg.weights')")
+                "gnubg.weights or gnubg.wd file: fastbg.gnubg_net(path='.../gnubg.weights')")
 
 WEIGHTS_NAME = "gnubg.weights"
+BINARY_NAME = "gnubg.wd"
 # Default input function of each net when its line names none (gnubg-nn's evalNetsGen).
 _DEFAULT_INPUTS = {"race": "race", "crashed": "std250", "contact": "std250"}
+# GNU Backgammon's own files name no net: they hold contact, race, crashed, then the
+# pruning nets (eval.c's EvalInitialise), with the input functions of its eval.c
+# (CalculateContactInputs, CalculateRaceInputs, CalculateCrashedInputs).
+_GNUBG_ORDER = (("contact", "contact250"), ("race", "race"), ("crashed", "std250"))
 _NET_INDEX = {"race": _k.NET_RACE, "crashed": _k.NET_CRASHED, "contact": _k.NET_CONTACT}
 CLASS_NAMES = ("over", "bearoff2", "bearoff1", "race", "crashed", "contact")
-
+# First float32 of a binary weights file (gnubg's WEIGHTS_MAGIC_BINARY; its byte order
+# gives the file's), then the weights version as a float32.
+BINARY_MAGIC = np.float32(472.3782)
+_BINARY_HEADER = 6          # int32 inputs, hidden, outputs, trained; float32 two betas
+TEXT_HEAD = "GNU Backgammon "
 
 
 class WeightsError(ValueError):
@@ -57,28 +78,40 @@ class Weights:
     output weights f32 (3, 5, hidden), output thresholds f32 (3, 5), betas f32 (3, 2),
     inputs int64 (3,), hidden int64 (3,), input function int64 (3,)), nets in the order
     race, crashed, contact (a missing crashed net has 0 inputs: contact is used).
+    ``format``: ``"gnubg-nn"`` (text, each net named), ``"gnubg"`` (GNU Backgammon's own
+    text file) or ``"gnubg-binary"`` (its ``gnubg.wd``).
     """
     path: str
     version: str
     arrays: tuple
+    format: str = "gnubg-nn"
 
 
-def default_weights_path():
-    """The weights file of the installed gnubg-nn package, or None."""
-    env = os.environ.get("FASTBG_GNUBG_WEIGHTS")
-    if env:
-        return Path(env)
+def _package_data(name):
+    """The ``data`` folder of installed package ``name`` (found without importing it), or None."""
     try:
         import importlib.util
-        spec = importlib.util.find_spec("gnubg_nn")
+        spec = importlib.util.find_spec(name)
     except (ImportError, ValueError, AttributeError):
         return None
     if spec is None or not spec.submodule_search_locations:
         return None
     for root in spec.submodule_search_locations:
-        p = Path(root) / "data" / WEIGHTS_NAME
-        if p.is_file():
-            return p
+        if (Path(root) / "data").is_dir():
+            return Path(root) / "data"
+    return None
+
+
+def default_weights_path():
+    """The weights file named by ``FASTBG_GNUBG_WEIGHTS``, else the installed gnubg-nn's,
+    else the installed GNU Backgammon's (package ``gnubg``, extra ``gnubg-app``), or None."""
+    env = os.environ.get("FASTBG_GNUBG_WEIGHTS")
+    if env:
+        return Path(env)
+    for package in ("gnubg_nn", "gnubg"):
+        data = _package_data(package)
+        if data is not None and (data / WEIGHTS_NAME).is_file():
+            return data / WEIGHTS_NAME
     return None
 
 
@@ -90,7 +123,7 @@ def _resolve_path(path):
     else:
         p = Path(path)
         if p.is_dir():
-            cands = [p / WEIGHTS_NAME, p / "data" / WEIGHTS_NAME]
+            cands = [d / name for d in (p, p / "data") for name in (WEIGHTS_NAME, BINARY_NAME)]
             p = next((c for c in cands if c.is_file()), cands[0])
     if not p.is_file():
         raise FileNotFoundError(f"no weights file at {p}. {INSTALL_HINT}")
@@ -98,23 +131,118 @@ def _resolve_path(path):
 
 
 def load_weights(path=None):
-    """Read a GNU Backgammon weights file (default: the installed gnubg-nn's) into
-    :class:`Weights`. Raises FileNotFoundError with the install hint when there is none,
-    :class:`WeightsError` for a malformed file."""
+    """Read a GNU Backgammon weights file (default: see :func:`default_weights_path`) into
+    :class:`Weights`: gnubg-nn's text file, GNU Backgammon's own ``gnubg.weights`` or its
+    binary ``gnubg.wd``, told apart by their content. Raises FileNotFoundError with the
+    install hint when there is none, :class:`WeightsError` (a ValueError naming the file)
+    for a malformed one."""
     p = _resolve_path(path)
-    lines = p.read_text(encoding="ascii", errors="replace").split("\n")
+    data = p.read_bytes()
+    order = _binary_order(data)
+    if order is not None:
+        version, nets = _read_binary(p, data, order)
+        fmt = "gnubg-binary"
+    else:
+        version, nets, fmt = _read_text(p, data)
+    return Weights(str(p), version, _assemble(p, nets), fmt)
+
+
+def _binary_order(data):
+    """The byte order ('<' or '>') of a binary weights file, or None for any other file."""
+    if len(data) < 4:
+        return None
+    for order in "<>":
+        if np.frombuffer(data, order + "f4", 1)[0] == BINARY_MAGIC:
+            return order
+    return None
+
+
+def _read_binary(p, data, order):
+    """(version, nets) of binary weights: the magic, the version, then each net as a header
+    of six 4-byte numbers and its float32 weights (gnubg's NeuralNetSaveBinary)."""
+    if len(data) < 8:
+        raise WeightsError(f"{p}: binary weights file cut short in its header")
+    version = f"{float(np.frombuffer(data, order + 'f4', 1, 4)[0]):.2f}"
+    nets = []
+    pos = 8
+    while pos < len(data):
+        where = f"{p}: net {len(nets) + 1} at byte {pos}"
+        if len(data) - pos < 4 * _BINARY_HEADER:
+            raise WeightsError(f"{where}: cut short in its header")
+        dims = np.frombuffer(data, order + "i4", 4, pos)
+        betas = np.frombuffer(data, order + "f4", 2, pos + 16)
+        n_in, n_hid, n_out, trained = (int(x) for x in dims)
+        _check_dims(where, n_in, n_hid, n_out, trained, float(betas[0]), float(betas[1]))
+        _check_gnubg_net(where, len(nets), n_in, n_out)
+        pos += 4 * _BINARY_HEADER
+        count = n_in * n_hid + n_hid * n_out + n_hid + n_out
+        if len(data) - pos < 4 * count:
+            raise WeightsError(f"{where}: cut short ({n_in} inputs, {n_hid} hidden, "
+                               f"{n_out} outputs need {4 * count} bytes, "
+                               f"{len(data) - pos} left)")
+        vals = np.frombuffer(data, order + "f4", count, pos).astype(np.float32)
+        pos += 4 * count
+        nets.append((None, n_in, n_hid, n_out, float(betas[0]), float(betas[1]), vals, where))
+    return version, _name_gnubg_nets(p, nets)
+
+
+def _check_dims(where, n_in, n_hid, n_out, trained, beta_h, beta_o):
+    """gnubg's own checks of a net's header (NeuralNetLoad)."""
+    if n_in < 1 or n_hid < 1 or n_out < 1 or trained < 0:
+        raise WeightsError(f"{where}: bad net header ({n_in} inputs, {n_hid} hidden, "
+                           f"{n_out} outputs, {trained} trained)")
+    if not (beta_h > 0 and beta_o > 0):
+        raise WeightsError(f"{where}: non-positive betas ({beta_h}, {beta_o})")
+
+
+def _check_gnubg_net(where, place, n_in, n_out):
+    """GNU Backgammon's net number ``place`` (from 0) has the size its place says."""
+    if place < len(_GNUBG_ORDER):
+        kind, ifunc = _GNUBG_ORDER[place]
+        need = _k.N_INPUTS[_k.INPUT_FUNCS[ifunc]]
+        if n_in != need or n_out != _k.N_OUT:
+            raise WeightsError(f"{where}: GNU Backgammon's net {place + 1} is its {kind!r} "
+                               f"net ({need} inputs, 5 outputs); this one has {n_in} "
+                               f"inputs, {n_out} outputs")
+
+
+def _name_gnubg_nets(p, nets):
+    """Names and input functions of GNU Backgammon's unnamed nets, by their place."""
+    if len(nets) < len(_GNUBG_ORDER):
+        raise WeightsError(f"{p}: holds {len(nets)} nets; GNU Backgammon's weights hold "
+                           f"contact, race and crashed nets (then the pruning nets)")
+    named = []
+    for i, net in enumerate(nets):
+        if i < len(_GNUBG_ORDER):
+            kind, ifunc = _GNUBG_ORDER[i]
+            named.append((kind, ifunc) + net[1:])
+    return named                        # the pruning nets: read and checked, not used
+
+
+def _read_text(p, data):
+    """(version, nets, format) of a text weights file: gnubg-nn's (a line naming each net)
+    or GNU Backgammon's (nets in a fixed order, unnamed)."""
+    lines = data.decode("ascii", errors="replace").split("\n")
     head = lines[0].strip()
-    if not head.startswith("GNU Backgammon "):
+    if not head.startswith(TEXT_HEAD):
         raise WeightsError(f"{p}: not a GNU Backgammon weights file (first line {head[:40]!r})")
-    version = head[len("GNU Backgammon "):].strip()
-    nets = {}
+    version = head[len(TEXT_HEAD):].strip()
+    nets = []
     i = 1
     n = len(lines)
+    unnamed = None
     while i < n:
         name_line = lines[i].strip()
-        i += 1
         if not name_line:
+            i += 1
             continue
+        first = name_line.split()[0]
+        if unnamed is None:
+            unnamed = first.lstrip("-").isdigit()
+        if unnamed:
+            name_line = f"net {len(nets) + 1}"
+        else:
+            i += 1
         words = name_line.split()
         prune = words[0] == "prune"
         if prune:
@@ -125,10 +253,14 @@ def load_weights(path=None):
             raise WeightsError(f"{p}:{i}: net {name_line!r} has no header line")
         try:
             dims = lines[i].split()
-            n_in, n_hid, n_out = (int(x) for x in dims[:3])
+            n_in, n_hid, n_out, trained = (int(x) for x in dims[:4])
             beta_h, beta_o = float(dims[4]), float(dims[5])
         except (ValueError, IndexError) as exc:
             raise WeightsError(f"{p}:{i + 1}: bad net header {lines[i]!r}") from exc
+        where = f"{p}:{i + 1}: net {name_line!r}"
+        _check_dims(where, n_in, n_hid, n_out, trained, beta_h, beta_o)
+        if unnamed:
+            _check_gnubg_net(where, len(nets), n_in, n_out)
         i += 1
         count = n_in * n_hid + n_hid * n_out + n_hid + n_out
         if i + count > n:
@@ -138,28 +270,41 @@ def load_weights(path=None):
         except ValueError as exc:
             raise WeightsError(f"{p}: net {name_line!r} holds a value that is not a number") from exc
         i += count
+        if unnamed:
+            nets.append((None, n_in, n_hid, n_out, beta_h, beta_o, vals, where))
+            continue
         kind = words[0]
         if prune or kind not in _NET_INDEX:
             continue                 # pruning nets and nets 0-ply evaluation does not use
         ifunc = words[1] if len(words) > 1 else _DEFAULT_INPUTS[kind]
+        nets.append((kind, ifunc, n_in, n_hid, n_out, beta_h, beta_o, vals, where))
+    if unnamed:
+        return version, _name_gnubg_nets(p, nets), "gnubg"
+    return version, nets, "gnubg-nn"
+
+
+def _assemble(p, nets):
+    """The kernels' arrays (:class:`fastbg.evaluators.net_kernels.Net`) of the named nets
+    ``(kind, input function, inputs, hidden, outputs, beta hidden, beta output, values,
+    where)``, each checked against what its input function needs."""
+    found = {}
+    for kind, ifunc, n_in, n_hid, n_out, beta_h, beta_o, vals, where in nets:
         if ifunc not in _k.INPUT_FUNCS:
             raise WeightsError(f"{p}: net {kind!r} uses input function {ifunc!r}; fastbg "
                                f"implements {', '.join(sorted(_k.INPUT_FUNCS))}")
         code = _k.INPUT_FUNCS[ifunc]
-        if n_in != _k.N_INPUTS[code] or n_out != _k.N_OUT or n_hid < 1:
+        if n_in != _k.N_INPUTS[code] or n_out != _k.N_OUT:
             raise WeightsError(f"{p}: net {kind!r} has {n_in} inputs, {n_hid} hidden, {n_out} "
                                f"outputs; input function {ifunc!r} needs {_k.N_INPUTS[code]} "
                                f"inputs and 5 outputs")
-        if not (beta_h > 0 and beta_o > 0):
-            raise WeightsError(f"{p}: net {kind!r} has non-positive betas")
         a = n_in * n_hid
         b = a + n_hid * n_out
-        nets[kind] = (vals[:a].reshape(n_in, n_hid), vals[a:b].reshape(n_out, n_hid),
-                      vals[b:b + n_hid], vals[b + n_hid:], beta_h, beta_o, code)
+        found[kind] = (vals[:a].reshape(n_in, n_hid), vals[a:b].reshape(n_out, n_hid),
+                       vals[b:b + n_hid], vals[b + n_hid:], beta_h, beta_o, code)
     for need in ("race", "contact"):
-        if need not in nets:
+        if need not in found:
             raise WeightsError(f"{p}: no {need!r} net")
-    hid = max(v[0].shape[1] for v in nets.values())
+    hid = max(v[0].shape[1] for v in found.values())
     if hid > 256:
         raise WeightsError(f"{p}: nets with more than 256 hidden units are not supported")
     w1 = np.zeros((_k.N_NETS, _k.MAX_INPUTS, hid), np.float32)
@@ -170,7 +315,7 @@ def load_weights(path=None):
     n_in = np.zeros(_k.N_NETS, np.int64)
     n_hid = np.zeros(_k.N_NETS, np.int64)
     ifunc = np.zeros(_k.N_NETS, np.int64)
-    for kind, (h, o, th, to, bh, bo, code) in nets.items():
+    for kind, (h, o, th, to, bh, bo, code) in found.items():
         k = _NET_INDEX[kind]
         w1[k, :h.shape[0], :h.shape[1]] = h
         w2[k, :, :h.shape[1]] = o
@@ -180,7 +325,7 @@ def load_weights(path=None):
         n_in[k] = h.shape[0]
         n_hid[k] = h.shape[1]
         ifunc[k] = code
-    return Weights(str(p), version, _k.Net(w1, b1, w2, b2, beta, n_in, n_hid, ifunc))
+    return _k.Net(w1, b1, w2, b2, beta, n_in, n_hid, ifunc)
 
 
 class GnubgNet:
@@ -344,9 +489,11 @@ _DEFAULT = {}
 def gnubg_net(path=None, threads=None):
     """GNU Backgammon's networks as a :class:`GnubgNet`.
 
-    ``path``: a gnubg weights file (or a folder holding ``gnubg.weights``); default the
-    installed gnubg-nn's. Raises FileNotFoundError saying how to get them when there are
-    none. Nets read from the same file are shared between calls.
+    ``path``: a weights file (gnubg-nn's or GNU Backgammon's ``gnubg.weights``, or its
+    binary ``gnubg.wd``), or a folder holding ``gnubg.weights`` or ``gnubg.wd``; default
+    :func:`default_weights_path`. Raises FileNotFoundError saying how to get them when
+    there are none, :class:`WeightsError` (a ValueError) for a damaged file. Nets read
+    from the same file are shared between calls.
 
     >>> import fastbg
     >>> net = fastbg.gnubg_net()                                   # doctest: +SKIP
