@@ -383,6 +383,9 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
 @click.option("--target-se", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Stop once the standard error (every candidate's, with --dice) is at "
                    "most this, checked between chunks (--trials is then the most).")
+@click.option("--prune", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="With --dice: after each chunk, drop the moves more than this many "
+                   "paired standard errors below the best (e.g. 4); the others play on.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False),
               help="Append results to this file as chunks finish (JSON lines).")
 @click.option("--resume", is_flag=True, help="Continue the rollout saved in --out.")
@@ -396,7 +399,7 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
 @_ray_option
 def rollout_command(position, dice, moves_text, cube_decision, positions_path, trials, bot,
                     ply, seed, threads, rotate, truncate, variance_reduction, evaluator, money,
-                    match_length, cube_text, late_text, target_se, out_path, resume,
+                    match_length, cube_text, late_text, target_se, prune, out_path, resume,
                     chunk_size, progress, json_path, csv_path, ray_address):
     """Roll out POSITION (a gnubg Position ID or an XGID), a decision, or a file of them.
 
@@ -414,6 +417,7 @@ def rollout_command(position, dice, moves_text, cube_decision, positions_path, t
     Examples:
       fastbg rollout 4HPwATDgc/ABMA --trials 100000
       fastbg rollout 4HPwATDgc/ABMA --dice 3-1 --moves 5
+      fastbg rollout 4HPwATDgc/ABMA --dice 3-1 --trials 12960 --chunk 324 --prune 4
       fastbg rollout 4HPwATDgc/ABMA --cube-decision --trials 2592
       fastbg rollout --positions positions.txt --trials 1296 --out rollouts.jsonl
       fastbg rollout 4HPwATDgc/ABMA --trials 12960 --out r.jsonl   (Ctrl-C, then --resume)
@@ -429,6 +433,8 @@ def rollout_command(position, dice, moves_text, cube_decision, positions_path, t
         raise click.UsageError("give a POSITION, or --positions FILE (not both)")
     if moves_text and not dice:
         raise click.UsageError("--moves needs --dice")
+    if prune is not None and not dice:
+        raise click.UsageError("--prune needs --dice")
     if money and match_length:
         raise click.UsageError("choose --money or --match, not both")
     if resume and not out_path:
@@ -467,7 +473,7 @@ def rollout_command(position, dice, moves_text, cube_decision, positions_path, t
                          else [m.strip() for m in moves_text.split(";")])
             res = fastbg.rollout_moves(position, _parse_dice(dice), moves=moves, rules=rules,
                                        cube=cube or ("race", "race"), out=out_path,
-                                       resume=resume, **common)
+                                       resume=resume, prune=prune, **common)
         elif cube_decision:
             res = fastbg.rollout_cube(position, rules=rules, cube=cube, out=out_path,
                                       resume=resume, **common)

@@ -179,6 +179,46 @@ def test_target_se_stops_at_a_chunk_boundary_reproducibly(tmp_path):
         fastbg.rollout_cube(START_ID, trials=36, bot="pubeval", target_se=-1)
 
 
+def test_pruning_drops_clearly_worse_moves_and_keeps_the_dice(tmp_path):
+    kw = dict(trials=1620, seed=3, bot="pubeval", chunk_size=324)
+    full = fastbg.rollout_moves(START_ID, (3, 1), **kw)
+    path = tmp_path / "p.jsonl"
+    pruned = fastbg.rollout_moves(START_ID, (3, 1), prune=3.0, out=str(path), **kw)
+    dropped = [row for row in pruned if row.trials < 1620]
+    kept = [row for row in pruned if row.trials == 1620]
+    assert dropped and kept and all(row.trials % 324 == 0 for row in dropped)
+    assert pruned[0].trials == 1620 and pruned[0].move == full[0].move
+    # the candidates that played on are those of the unpruned run, bit for bit (same dice)
+    same = {row.move: row for row in full}
+    for row in kept:
+        assert (row.equity, row.equity_se, row.probabilities) == (
+            same[row.move].equity, same[row.move].equity_se, same[row.move].probabilities)
+    # a dropped one holds the first trials it played: those of a rollout of that length,
+    # and it was clearly worse than the best over them (the best did not change here)
+    best = pruned[0].move
+    for row in dropped:
+        short = {r.move: r for r in fastbg.rollout_moves(
+            START_ID, (3, 1), moves=[row.move, best], **{**kw, "trials": row.trials})}
+        assert (row.equity, row.equity_se) == (short[row.move].equity,
+                                              short[row.move].equity_se)
+        assert row.diff == pytest.approx(short[row.move].equity - short[best].equity,
+                                         abs=1e-12)
+        assert row.diff + 3.0 * row.diff_se < 0.0
+    assert "dropped after" in pruned.table()
+    # the drops are a function of the finished chunks: a cut file resumes to the same
+    lines = path.read_text().splitlines()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[:3]) + "\n")
+    again = fastbg.rollout_moves(START_ID, (3, 1), prune=3.0, out=str(cut), resume=True, **kw)
+    assert again.to_dict() == pruned.to_dict()
+    assert fastbg.MoveRollout.load(str(path)).to_dict() == pruned.to_dict()
+    for bad in (0, -1, True, "4"):
+        with pytest.raises(ValueError, match="prune"):
+            fastbg.rollout_moves(START_ID, (3, 1), prune=bad, **kw)
+    with pytest.raises(ValueError, match="backend='local'"):
+        fastbg.rollout_moves(START_ID, (3, 1), prune=3.0, backend=fastbg.RayCluster(), **kw)
+
+
 # ---- cube rollouts ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("mine, p, action", [
@@ -294,6 +334,11 @@ def test_cli_move_and_cube_rollouts(tmp_path):
     assert res.exit_code == 0 and "Proper cube action: Double, take" in res.output, res.output
     res = cli(START_ID, "--dice", "3-1", "--cube-decision")
     assert res.exit_code != 0 and "choose one" in res.output
+    res = cli(START_ID, "--dice", "3-1", "--trials", 972, "--chunk", 324, "--prune", 2,
+              "--bot", "pubeval", "--no-progress")
+    assert res.exit_code == 0 and "dropped after 324 trials" in res.output, res.output
+    res = cli(START_ID, "--prune", 2, "--trials", 36)
+    assert res.exit_code != 0 and "--prune needs --dice" in res.output
 
 
 def test_cli_positions_file_and_csv(tmp_path):

@@ -86,52 +86,89 @@ def _values(line, lo, hi, opts):
     return out
 
 
-def _chunk(lines, lo, hi, opts):
+def _chunk(lines, lo, hi, opts, active=None):
     """A chunk's record fields: per line {name: [sum, sum of squares]}, and for the
-    paired estimates the sums of products of every two lines' trials."""
-    values = [_values(line, lo, hi, opts) for line in lines]
-    sums = [{k: [math.fsum(x), math.fsum(x * x)] for k, x in v.items()} for v in values]
+    paired estimates the sums of products of every two lines' trials. Lines not
+    ``active`` (dropped by the pruning rule) are not played: None in their places."""
+    k = len(lines)
+    active = [True] * k if active is None else active
+    values = [_values(line, lo, hi, opts) if on else None for line, on in zip(lines, active)]
+    sums = [None if v is None else {n: [math.fsum(x), math.fsum(x * x)] for n, x in v.items()}
+            for v in values]
     cross = {}
     for name in PAIRED:
-        if all(name in v for v in values):
-            m = np.stack([v[name] for v in values])
-            cross[name] = [[math.fsum(m[i] * m[j]) for j in range(len(lines))]
-                           for i in range(len(lines))]
+        if all(name in v for v in values if v is not None):
+            cross[name] = [[math.fsum(values[i][name] * values[j][name])
+                            if values[i] is not None and values[j] is not None else None
+                            for j in range(k)] for i in range(k)]
     return {"sums": sums, "cross": cross}
 
 
 @dataclass
 class _Totals:
-    """The sums of every finished chunk."""
+    """The sums of every finished chunk. A line dropped by the pruning rule has fewer
+    trials than the others (``counts``); a difference of two lines is taken over the
+    trials both played (every line plays a prefix of the chunks)."""
     n: int
     sums: list          # per line {name: [sum, sum of squares]}
-    cross: dict         # {name: k x k sums of products}
+    counts: list        # trials per line
+    pair_n: list        # k x k: trials lines i and j both played
+    pair: dict          # {name: k x k x 3: over the trials i and j both played, the sum
+                        #  of i's values, of i's squares, and of the products of i's and j's}
+    playing: list       # per line: it played the last chunk (not dropped by pruning)
 
     def mean_se(self, i, name):
         s, s2 = self.sums[i][name]
-        return mean_se(s, s2, self.n)
+        return mean_se(s, s2, self.counts[i])
 
     def diff_se(self, i, j, name):
         """Mean and standard error of line i's value minus line j's, trial by trial."""
-        s = self.sums[i][name][0] - self.sums[j][name][0]
-        c = self.cross[name]
-        s2 = c[i][i] + c[j][j] - 2.0 * c[i][j]
-        return mean_se(s, s2, self.n)
+        si, qi, cij = self.pair[name][i][j]
+        sj, qj, _ = self.pair[name][j][i]
+        return mean_se(si - sj, qi + qj - 2.0 * cij, self.pair_n[i][j])
 
 
 def _totals(chunks, k):
     recs = [chunks[lo] for lo in sorted(chunks)]
     n = sum(r["hi"] - r["lo"] for r in recs)
-    sums = [{name: [math.fsum(r["sums"][i][name][0] for r in recs),
-                    math.fsum(r["sums"][i][name][1] for r in recs)]
-             for name in (recs[0]["sums"][i] if recs else ())} for i in range(k)]
-    cross = {}
+    mine = [[r for r in recs if r["sums"][i] is not None] for i in range(k)]
+    counts = [sum(r["hi"] - r["lo"] for r in mine[i]) for i in range(k)]
+    sums = [{name: [math.fsum(r["sums"][i][name][0] for r in mine[i]),
+                    math.fsum(r["sums"][i][name][1] for r in mine[i])]
+             for name in (mine[i][0]["sums"][i] if mine[i] else ())} for i in range(k)]
+    # every line plays a prefix of the chunks: two lines share the shorter one's chunks
+    both = [[mine[i] if counts[i] <= counts[j] else mine[j] for j in range(k)]
+            for i in range(k)]
+    pair_n = [[sum(r["hi"] - r["lo"] for r in both[i][j]) for j in range(k)] for i in range(k)]
+    pair = {}
     for name in (recs[0]["cross"] if recs else {}):
-        cross[name] = [[math.fsum(r["cross"][name][i][j] for r in recs) for j in range(k)]
-                       for i in range(k)]
-    return _Totals(n, sums, cross)
+        pair[name] = [[(math.fsum(r["sums"][i][name][0] for r in both[i][j]),
+                        math.fsum(r["cross"][name][i][i] for r in both[i][j]),
+                        math.fsum(r["cross"][name][i][j] for r in both[i][j]))
+                       for j in range(k)] for i in range(k)]
+    playing = [not recs or recs[-1]["sums"][i] is not None for i in range(k)]
+    return _Totals(n, sums, counts, pair_n, pair, playing)
 
 
+def _active(chunks, k, prune, key):
+    """Which lines the next chunk plays under the pruning rule: a line that played the
+    last chunk goes on unless its mean ``key`` is more than ``prune`` paired standard
+    errors below the best such line's; a dropped line never comes back. A function of the
+    finished chunks only, so where each line stops is fixed by the seed and the settings."""
+    if prune is None or not chunks:
+        return None
+    totals = _totals(chunks, k)
+    on = list(totals.playing)
+    live = [i for i in range(k) if on[i] and key in totals.sums[i]]
+    if totals.n < 2 or len(live) < 2:
+        return on
+    best = max(live, key=lambda i: totals.mean_se(i, key)[0])
+    for i in live:
+        if i != best:
+            d, se = totals.diff_se(i, best, key)
+            if d + prune * se < 0.0:
+                on[i] = False
+    return on
 def _read(path, job):
     """(settings, chunks by first trial) of a decision rollout's results file."""
     settings, records, _ = _journal.read(path, job)
@@ -155,7 +192,9 @@ def _run(job, lines, settings, trials, chunk_size, opts, out, resume, progress, 
          key=None, backend=LOCAL):
     """Roll out ``lines`` on common dice (the chunks computed by ``backend``): (totals,
     partial). With ``settings["target_se"]`` the run stops once every line's standard
-    error of ``key`` is at most that target."""
+    error of ``key`` is at most that target (of the lines still playing); with
+    ``settings["prune"]`` each chunk plays the lines :func:`_active` keeps (chunks are then
+    computed here, one after another: each one's lines depend on those before it)."""
     k = len(lines)
     journal = open_journal(out, job, settings, resume, _chunk_checker(settings, k))
     chunks = {} if journal is None else {rec["lo"]: rec for rec in journal.records}
@@ -163,9 +202,11 @@ def _run(job, lines, settings, trials, chunk_size, opts, out, resume, progress, 
                        initial=sum(rec["hi"] - rec["lo"] for rec in chunks.values()))
     target = settings.get("target_se")
     stop = None if target is None else (lambda done: _reached(_totals(done, k), target, key))
+    prune = settings.get("prune")
     partial = run_grid(trials, chunk_size, chunks, journal, bar,
-                       lambda lo, hi: _chunk(lines, lo, hi, opts), stop, backend,
-                       f"fastbg {job}")
+                       lambda lo, hi: _chunk(lines, lo, hi, opts,
+                                             _active(chunks, k, prune, key)),
+                       stop, backend, f"fastbg {job}")
     totals = _totals(chunks, k)
     if totals.n == 0:
         if partial:
@@ -180,7 +221,7 @@ def _reached(totals, target, key):
     if totals.n < 2:
         return False
     return all(totals.mean_se(i, key)[1] <= target for i in range(len(totals.sums))
-               if key in totals.sums[i])
+               if key in totals.sums[i] and totals.playing[i])
 
 
 def _partial(totals, settings, key):
@@ -210,7 +251,8 @@ class MoveRolloutRow:
     cubeless ``probabilities``, cubeless ``equity``, ``diff`` = equity minus the best
     candidate's, and with rules ``cubeful`` (money: per unit of the cube; match: the
     match-winning chance) and ``cubeful_diff``; each with its standard error (``*_se``);
-    differences from the paired per-trial differences of the common dice.
+    differences from the paired per-trial differences of the common dice (over the trials
+    both played, when pruning dropped one); ``trials`` the trials it played.
     """
     move: str
     board: list
@@ -224,6 +266,7 @@ class MoveRolloutRow:
     cubeful_se: object = None
     cubeful_diff: object = None
     cubeful_diff_se: object = None
+    trials: object = None       # the trials it played (fewer when pruning dropped it)
 
 
 @dataclass
@@ -272,6 +315,8 @@ class MoveRollout(Results):
             if cubeful:
                 row += (f"  {r.cubeful:+8.4f} {r.cubeful_se:6.4f} {r.cubeful_diff:+8.4f} "
                         f"{r.cubeful_diff_se:6.4f}")
+            if r.trials is not None and r.trials < self.trials:
+                row += f"  (dropped after {r.trials:,} trials)"
             lines.append(row)
         return "\n".join(lines)
 
@@ -327,7 +372,7 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
                   rules=None, truncate=None, rotate=True, variance_reduction=False,
                   evaluator=None, cube=("race", "race"), threads=None, progress=False,
                   out=None, resume=False, chunk_size=DEFAULT_CHUNK, target_se=None,
-                  late=None, backend="local"):
+                  late=None, backend="local", prune=None):
     """Roll out the candidate moves of ``position`` with ``dice``: a :class:`MoveRollout`,
     best first.
 
@@ -341,6 +386,13 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
     target_se: stop once every candidate's standard error (of its cubeful value with rules,
                else of its equity) is at most this, checked between chunks (so the trials
                stay a multiple of ``chunk_size``, and of 36 with the default).
+    prune    : None, or k > 0: after each chunk, drop the candidates whose value (cubeful
+               with rules, else the equity) is more than k paired standard errors below
+               the best's (GNU Backgammon's "stop when the best move is clearly better");
+               the others play on with the same dice. A dropped candidate keeps the trials
+               it played (its row's ``trials``) and is ranked after those that finished.
+               Checked between chunks (a smaller ``chunk_size`` checks more often); the
+               chunks then run here (``backend="local"``).
     The other arguments are those of :func:`fastbg.rollout` (``backend``: "local", "ray"
     or a :class:`fastbg.RayCluster` to play the chunks on). Trial i of every candidate uses the dice of game i of ``seed``.
 
@@ -357,6 +409,12 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
         dice = info.dice
     dice = tuple(int(d) for d in validate_dice(dice))
     backend = resolve_backend(backend)
+    if prune is not None:
+        if isinstance(prune, bool) or not isinstance(prune, (int, float)) or not prune > 0:
+            raise ValueError(f"prune is a number of standard errors > 0, got {prune!r}")
+        if backend is not LOCAL:
+            raise ValueError("prune plays each chunk after the one before it: it runs with "
+                             "backend='local'")
     bot, trials, chunk_size, evaluate = _common(bot, seed, threads, truncate, rotate,
                                                 variance_reduction, evaluator, trials,
                                                 chunk_size)
@@ -396,6 +454,7 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
         "evaluator": evaluator_name(evaluator),
         "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),
         "initial_cube": value, **target_setting(target_se), **late_setting(late),
+        **({} if prune is None else {"prune": float(prune)}),
     }
     opts = {"rules": rules, "score": opp_score, "evaluate": evaluate,
             "vr": bool(variance_reduction)}
@@ -419,7 +478,9 @@ def _rank(totals, settings, partial, cands):
     k = len(cands)
     key = "cubeful" if "cubeful" in totals.sums[0] else "equity"
     means = [totals.mean_se(i, key)[0] for i in range(k)]
-    order = sorted(range(k), key=lambda i: -means[i])     # stable: move order on ties
+    # the candidates that played every chunk first, then those pruning dropped; stable:
+    # move order on ties
+    order = sorted(range(k), key=lambda i: (not totals.playing[i], -means[i]))
     best = order[0]
     rows = []
     for i in order:
@@ -429,7 +490,7 @@ def _rank(totals, settings, partial, cands):
         row = MoveRolloutRow(move=settings["moves"][i], board=cands[i].tolist(),
                              probabilities=[m for m, _ in ps],
                              probabilities_se=[s for _, s in ps], equity=eq, equity_se=eq_se,
-                             diff=d, diff_se=d_se)
+                             diff=d, diff_se=d_se, trials=totals.counts[i])
         if key == "cubeful":
             row.cubeful, row.cubeful_se = totals.mean_se(i, "cubeful")
             row.cubeful_diff, row.cubeful_diff_se = totals.diff_se(i, best, "cubeful")
