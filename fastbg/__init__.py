@@ -26,6 +26,7 @@ from fastbg.jobs.position_files import rollout_many, ManyRollouts, read_position
 from fastbg.evaluators.nets import gnubg_net, GnubgNet
 from fastbg.analysis.hints import hint, hint_batch, Hint, Candidate
 from fastbg.analysis.cube_actions import cube_decision, cube_decisions, CubeDecision
+from fastbg.files.mat import write_mat, read_mat
 from fastbg.jobs.tournaments import tournament, TournamentResults, TournamentFileError, pair_seed
 from fastbg import cube, evaluators
 from fastbg.cube import met
@@ -43,7 +44,7 @@ __all__ = [
     "legal_moves", "legal_moves_batch", "move_notation", "move_notations", "parse_move",
     "threads", "RayCluster",
     "play", "play_matches", "GameResults", "MatchResults", "BotError", "ScorerBot",
-    "Action", "GameRecord", "MatchRecord", "RecordError",
+    "Action", "GameRecord", "MatchRecord", "RecordError", "write_mat", "read_mat",
     "EvaluatorBot", "JanowskiCube", "cube", "met", "evaluators", "rollout", "RolloutResult",
     "tournament", "TournamentResults", "TournamentFileError", "pair_seed",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",

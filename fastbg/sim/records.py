@@ -526,3 +526,122 @@ def game_heads(outcome, cube_out, counts, score, crawford):
     h[:, 0, _rk.H_POINTS] = cube_out[:, 2]
     return h
 
+
+
+class GameBuilder:
+    """Builds a :class:`GameRecord` action by action, checking each against the rules
+    (for file readers): moves must be legal for their dice and played in turn, cube
+    actions allowed by :class:`fastbg.CubeGame` (no double in the Crawford game). Every
+    method takes ``where`` ("game 2, move 7 ...") for its RecordError."""
+
+    def __init__(self, players, rules, score=(0, 0), crawford=False):
+        self.players, self.rules, self.score, self.crawford = players, rules, score, crawford
+        self.board = np.array(START)
+        self.cg = CubeGame(rules, crawford_game=crawford) if rules is not None else None
+        self.actions = []
+        self.next = None            # the player to roll next (None before the first move)
+        self.on_turn = None         # the player whose turn has started (a double)
+        self.ended = None           # (how, winner, kind) once over
+
+    def _live(self, where):
+        if self.ended is not None:
+            _err(where, "an action after the game ended")
+
+    def _turn(self, player, where):
+        if self.next is not None and player != self.next:
+            _err(where, f"player {player} acts out of turn (player {self.next} is to roll)")
+        if self.cg is not None and self.on_turn != player:
+            self.cg.start_turn(player)
+        self.on_turn = player
+
+    def opening_tie(self, die, where):
+        if self.cg is not None and not self.rules.is_match and self.rules.auto_doubles:
+            self.cg.opening_tie(six_six=die == 6)
+        self.actions.append(Action(None, "opening_tie", (die, die), None,
+                                   position_id(self.board), self.cg.value if self.cg else 1))
+
+    def opening(self, player, dice):
+        self.actions.append(Action(player, "opening", tuple(dice), None,
+                                   position_id(self.board), None))
+
+    def move(self, player, dice, text, where):
+        """A roll and its move (``text`` in gnubg's notation, one step or many per part)."""
+        self._live(where)
+        self._turn(player, where)
+        if self.cg is not None and self.cg.pending != "none":
+            _err(where, f"player {player} rolls while a {self.cg.pending} cube waits for an "
+                        "answer")
+        try:
+            result = parse_move(self.board, text, dice)
+        except ValueError as e:
+            _err(where, f"illegal move {text.strip()!r} with {dice[0]}{dice[1]} by "
+                        f"{self.players[player]}: {e}")
+        if self.cg is not None:
+            self.cg.rolled()
+        self.actions.append(Action(player, "move", tuple(dice),
+                                   move_notation(self.board, result, dice),
+                                   position_id(self.board), None))
+        if not (result[1:] > 0).any():
+            self.ended = ("played", player, int(_win_kind(result)))
+        self.board = flip(result)
+        self.next = 1 - player
+        self.on_turn = None
+        return result
+
+    def cube(self, kind, player, where, value=None):
+        """A cube action (double, take, drop, beaver, raccoon) of ``player``; ``value``, if
+        given, is the stake the file says it offers (checked)."""
+        self._live(where)
+        if self.cg is None:
+            _err(where, f"a cube action ({kind}) in a game without the cube")
+        pid = position_id(self.board)
+        try:
+            if kind == "double":
+                self._turn(player, where)
+                self.cg.offer(player)
+                offered = 2 * self.cg.value
+            else:
+                getattr(self.cg, kind)(player)
+                offered = self.cg.value * (2 if self.cg.pending != "none" else 1)
+        except IllegalCubeAction as e:
+            _err(where, f"{kind} by {self.players[player]} is not allowed: {e}")
+        if value is not None and kind in ("double", "beaver", "raccoon") and value != offered:
+            _err(where, f"{kind} to {value}, but the cube would be {offered}")
+        self.actions.append(Action(player, kind, None, None, pid, offered))
+        if self.cg.over:
+            self.ended = ("drop", 0 if self.cg.result > 0 else 1, 1)
+
+    def resign(self, player, kind, where):
+        """``player`` resigns a game of ``kind`` (1 single, 2 gammon, 3 backgammon)."""
+        self._live(where)
+        self.actions.append(Action(player, "resign", None, str(kind), position_id(self.board),
+                                   None))
+        self.ended = ("resign", 1 - player, kind)
+
+    @property
+    def stake(self):
+        return self.cg.value if self.cg is not None else 1
+
+    def record(self, where):
+        """The finished :class:`GameRecord` (checked once more by :func:`check_game`)."""
+        if self.ended is None:
+            result, winner, kind, pts = "truncated", None, 1, 0
+        else:
+            result, winner, kind = self.ended
+            cg = self.cg
+            if result == "drop":
+                pts = cg.result
+            else:
+                mult = kind
+                if (cg is not None and not self.rules.is_match and self.rules.jacoby
+                        and not cg.turned):
+                    mult = 1
+                pts = self.stake * mult * (1 if winner == 0 else -1)
+            if isinstance(self.rules, MatchRules):
+                need = self.rules.length - self.score[winner]
+                pts = max(-need, min(need, pts))
+        rec = GameRecord(players=tuple(self.players), actions=tuple(self.actions),
+                         rules=self.rules, score=tuple(self.score), crawford=self.crawford,
+                         winner=winner, result=result, kind=kind, cube=self.stake, points=pts)
+        check_game(rec, where)
+        return rec
