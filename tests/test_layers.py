@@ -14,8 +14,8 @@ BASE = {"constants", "jit", "dice", "parallel", "validation", "progress", "journ
         "distributed"}
 LAYERS = {name: 0 for name in BASE}
 # The public API (fastbg/__init__.py) gathers the areas; the command line is built on it.
-LAYERS.update({"position": 1, "cube": 2, "evaluators": 3, "analysis": 4, "sim": 5, "jobs": 6,
-               "__init__": 7, "cli": 8, "__main__": 9})
+LAYERS.update({"position": 1, "cube": 2, "evaluators": 3, "analysis": 4, "sim": 5, "files": 6,
+               "jobs": 7, "__init__": 8, "cli": 9, "__main__": 10})
 
 
 def _layer(module):

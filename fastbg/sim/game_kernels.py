@@ -36,6 +36,7 @@ from fastbg import dice as _dice
 from fastbg.evaluators import net_kernels as _gn
 from fastbg.position import movegen as _mg
 from fastbg.sim import policy_kernels as _pol
+from fastbg.sim import record_kernels as _rec
 from fastbg.jit import HOT
 from fastbg.constants import BAR, BOARD_SIZE, CHECKERS, HOME_TOP, MAX_RESULTS, OPP_BAR
 
@@ -363,11 +364,13 @@ def step_ok(before, after, d1, d2):
 
 
 @njit(**HOT)
-def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
+def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen, rec):
     """Play one game to the end (or to the truncation ply) in the scratch ``scr``.
 
     bots  = :class:`Bots`; cubes = :class:`Cubes`, or None for a run without the cube
     scr   = :class:`GameScratch`; its board holds the final position afterwards.
+    rec   = a :class:`fastbg.sim.record_kernels.Recorder` that receives the game's actions,
+            or None (not recording: the record calls compile to nothing).
     Returns (winner, kind, plies, first, error, gen, value, dropped, points): ``gen`` is
     the caller's dedupe generation counter, advanced once per ply; ``points`` is what the
     winner scores (kind when the cube is off).
@@ -379,6 +382,8 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
     side, d1, d2, ties = start_game(seed, game, start_board, gcfg[G_START_SIDE],
                                     gcfg[G_USE_START] != 0, board)
     first = side
+    if gcfg[G_USE_START] == 0:
+        _rec.opening(rec, seed, game, side, d1, d2, ties)
     opening = gcfg[G_OPENING]
     debug = gcfg[G_DEBUG] != 0
     truncate = gcfg[G_TRUNCATE]
@@ -399,12 +404,14 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
         if truncate >= 0 and ply >= truncate:
             return side, 0, ply, first, 0, gen, value, False, 0
         if cube_on and not (ply == 0 and opens):
+            stake = value
             value, owner, turned, over, w, pts = cube_turn(
                 cubes, side, board, value, owner, turned, away0, away1,
                 gcfg[G_CRAWFORD_GAME] != 0, gcfg[G_CRAWFORD_AFTER] != 0, probs, gnet, gbo,
                 gscr)
             if over and w == _cube.OVERFLOW:
                 return side, 0, ply, first, ERR_CUBE_OVERFLOW, gen, value, False, 0
+            _rec.doubling(rec, side, stake, value, over, w)
             if over:
                 return w, 1, ply, first, 0, gen, value, True, pts
         r1, r2 = turn_dice(seed, game, ply, d1, d2, opening, rot)
@@ -432,6 +439,7 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen):
                                  gbo, scores, gscr)
         if idx < 0:
             return side, 0, ply, first, ERR_NAN, gen, value, False, 0
+        _rec.move(rec, side, r1, r2, board, out[idx])
         if debug:
             for i in range(BOARD_SIZE):
                 prev[i] = board[i]
@@ -480,13 +488,15 @@ def new_game_scratch(gnet):
 
 @njit(nogil=True, cache=True)
 def play_games(seed, game0, t_lo, t_hi, n_tasks, gcfg, start_board, rot, bots, cubes,
-               outcome, cube_out, final):
+               outcome, cube_out, final, rec):
     """Play tasks ``t_lo .. t_hi - 1`` of the games ``game0 .. game0 + n - 1`` (n =
     len(outcome)) cut into ``n_tasks`` contiguous tasks, each with its own scratch.
 
     outcome  (n, 5) int32: winner, kind, plies, first, error per game.
     cube_out (n, 3) int32: final cube value, dropped (0/1), points won by the winner.
     final    (n, 26) int8 receives each game's last board when truncating, else (0, 26).
+    rec      None, or a :class:`fastbg.sim.record_kernels.RecordBuffers` (one region of
+             rows per game) that receives each game's actions.
     The kernel runs without the GIL on Python threads (:func:`fastbg.parallel.run_spans`
     shares the tasks out), not in a ``prange`` loop: that compiled the whole game (with
     the networks, for a gnubg bot) a second time, in a gufunc of its own.
@@ -500,7 +510,8 @@ def play_games(seed, game0, t_lo, t_hi, n_tasks, gcfg, start_board, rot, bots, c
         gen = np.int64(0)
         for g in range(lo, hi):
             w, kd, pl, fi, err, gen, val, drp, pts = play_one(
-                seed, game0 + g, gcfg, start_board, rot, bots, cubes, scr, gen)
+                seed, game0 + g, gcfg, start_board, rot, bots, cubes, scr, gen,
+                _rec.recorder_for(rec, g))
             outcome[g, 0] = w
             outcome[g, 1] = kd
             outcome[g, 2] = pl
@@ -517,7 +528,7 @@ def play_games(seed, game0, t_lo, t_hi, n_tasks, gcfg, start_board, rot, bots, c
 
 @njit(nogil=True, cache=True)
 def play_matches(seed, match0, t_lo, t_hi, n_tasks, length, gcfg, start_board, rot, bots,
-                 cubes, result):
+                 cubes, result, rec):
     """Play tasks ``t_lo .. t_hi - 1`` of whole matches to ``length`` points, matches
     ``match0 .. match0 + n - 1`` cut into ``n_tasks`` tasks (on Python threads, as
     :func:`play_games`).
@@ -526,6 +537,8 @@ def play_matches(seed, match0, t_lo, t_hi, n_tasks, length, gcfg, start_board, r
     Game j of match m uses the game key ``(m << 16) | j`` for its dice (a match to N
     points has at most 2N - 1 games). result (n, 5) int32: winner, games played, final
     score of player 0, of player 1, error (first non-zero game error).
+    rec: None, or a :class:`fastbg.sim.record_kernels.RecordBuffers` (one region of rows
+    per match, heads per game) that receives every game's actions.
     The Crawford game is the first game after a player first reaches ``length - 1``
     (when ``cfg[C_CRAWFORD_RULE]``); points past the length count only as a win.
     """
@@ -543,6 +556,7 @@ def play_matches(seed, match0, t_lo, t_hi, n_tasks, length, gcfg, start_board, r
             games = 0
             crawford_done = False
             err = 0
+            mrec = _rec.recorder_for(rec, m)
             while s0 < length and s1 < length:
                 a0 = length - s0
                 a1 = length - s1
@@ -554,8 +568,10 @@ def play_matches(seed, match0, t_lo, t_hi, n_tasks, length, gcfg, start_board, r
                 g_cfg[G_CRAWFORD_AFTER] = (cfg[_cube.C_CRAWFORD_RULE] != 0
                                            and not crawford_done and not craw)
                 key = ((match0 + m) << 16) | games
-                w, kd, pl, fi, e, gen, val, drp, pts = play_one(
-                    seed, key, g_cfg, start_board, rot, bots, cubes, scr, gen)
+                row0 = _rec.rows_used(rec, m)
+                got = play_one(seed, key, g_cfg, start_board, rot, bots, cubes, scr, gen, mrec)
+                w, kd, pl, fi, e, gen, val, drp, pts = got
+                _rec.game_head(rec, m, games, row0, s0, s1, craw, got)
                 games += 1
                 if e != 0:
                     err = e

@@ -28,14 +28,22 @@ from fastbg.position.movegen import gather_rows as _gather_rows
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
 from fastbg.progress import progress_bar
 from fastbg.sim import game_kernels as _play
+from fastbg.sim import record_kernels as _rk
+from fastbg.sim import records as _records
 from fastbg.sim.results import GameResults
 from fastbg.sim.setup import MAX_PLIES, job_setup, ready_cube_plugins
-from fastbg.validation import check_int
+from fastbg.validation import check_flag, check_int
 
 MAX_CHUNK = 1 << 15         # games per chunk at most: bounds the memory of a chunk's state
 FIRST_CHUNK = 512           # the first chunk, before the speed is known
 TARGET_SECONDS = 0.25       # wall time a chunk aims at: Ctrl-C is seen between chunks
 TASKS_PER_THREAD = 8       # kernel tasks per thread, for load balance (game lengths vary)
+# Rows of record a game gets in a chunk (a ply takes one, a double's move two, a cube
+# action one): pubeval games take 60-70, random ones more. A game that needs more is
+# played again alone with room for the longest game (games are pure functions of their
+# index, so it is the same game).
+RECORD_ROWS = 160
+RECORD_ROWS_MOST = 2 * MAX_PLIES + 64
 _ERRORS = {
     _play.ERR_NAN: "returned a NaN score",
     _play.ERR_TOO_LONG: f"did not finish within {MAX_PLIES} plies",
@@ -74,24 +82,68 @@ class ChunkSizer:
 class ChunkRows:
     """Kernel outputs of one chunk of games: ``outcome`` (n, 5) int32 (winner, kind,
     plies, first, error), ``cube_out`` (n, 3) int32 (final cube, dropped, points won by
-    the winner), ``final`` (n, 26) int8 last boards (only with ``keep_final``)."""
-    __slots__ = ("outcome", "cube_out", "final")
+    the winner), ``final`` (n, 26) int8 last boards (only with ``keep_final``), and with
+    ``record`` the :class:`fastbg.sim.records.RecordArrays` of its games in ``records``."""
+    __slots__ = ("outcome", "cube_out", "final", "rec", "records")
 
-    def __init__(self, n, keep_final):
+    def __init__(self, n, keep_final, record=False, cap=RECORD_ROWS):
         self.outcome = np.zeros((n, 5), np.int32)
         self.cube_out = np.zeros((n, 3), np.int32)
         self.final = np.zeros((n if keep_final else 0, BOARD_SIZE), np.int8)
+        self.rec = _records.buffers(n, cap, 0) if record else None
+        self.records = None
 
 
-def play_chunk(st, game0, n, keep_final=False):
-    """Play games ``game0 .. game0 + n - 1`` of setup ``st``: their :class:`ChunkRows`.
+def play_chunk(st, game0, n, keep_final=False, record=False):
+    """Play games ``game0 .. game0 + n - 1`` of setup ``st``: their :class:`ChunkRows`
+    (with ``record``, their records too: games in numba only, not lock-step ones).
 
     Raises :class:`BotError` when a bot misbehaved. A KeyboardInterrupt passes through:
     a chunk is whole or it is not returned.
     """
-    rows = ChunkRows(n, keep_final)
+    rows = _play_rows(st, game0, n, keep_final, record, RECORD_ROWS)
+    if record:
+        rows.records = _compact_game_records(st, game0, rows)
+    return rows
+
+
+def _compact_game_records(st, game0, rows):
+    """The chunk's records as compact arrays; a game that outgrew its rows is played
+    again alone with room enough."""
+    rec = rows.rec
+    counts = rec.used[:, 0].copy()
+    flags = rec.used[:, 1]
+    if (flags == _rk.BAD_MOVE).any():
+        raise RuntimeError(f"game {game0 + int(np.flatnonzero(flags == _rk.BAD_MOVE)[0])}: "
+                           "a move could not be recorded (more than four pairs)")
+    full = np.flatnonzero(flags == _rk.FULL)
+    parts = [rec.rows[g, :counts[g]] for g in range(len(counts))] if full.size else None
+    for g in full:
+        again = _play_rows(st, game0 + int(g), 1, False, True, RECORD_ROWS_MOST)
+        counts[g] = again.rec.used[0, 0]
+        parts[g] = again.rec.rows[0, :counts[g]]
+    score = (0, 0)
+    if st.rules is not None and st.rules.is_match:
+        score = (st.rules.length - int(st.gcfg[_play.G_AWAY0]),
+                 st.rules.length - int(st.gcfg[_play.G_AWAY1]))
+    heads = _records.game_heads(rows.outcome, rows.cube_out, counts, score,
+                                int(st.gcfg[_play.G_CRAWFORD_GAME]))
+    n = len(counts)
+    if parts is None:
+        return _records.RecordArrays.from_buffers(rec.rows, counts, heads, np.ones(n, np.int64))
+    packed = np.zeros((n, max(1, int(counts.max())), _rk.ROW_WIDTH), np.int8)
+    for g, p in enumerate(parts):
+        packed[g, :p.shape[0]] = p
+    return _records.RecordArrays.from_buffers(packed, counts, heads, np.ones(n, np.int64))
+
+
+def _play_rows(st, game0, n, keep_final, record, cap):
+    rows = ChunkRows(n, keep_final, record, cap)
     if n == 0:
         return rows
+    if record and st.lockstep:
+        raise ValueError("record=True needs bots that play inside numba (built-in bots, "
+                         "ScorerBot); lock-step games (EvaluatorBot) are not recorded")
     ready_cube_plugins(st.cubes)
     with _threads(st.n_threads), warnings.catch_warnings():
         # Plug-ins make the kernel uncacheable; numba says so on each compile.
@@ -103,7 +155,7 @@ def play_chunk(st, game0, n, keep_final=False):
             cubes = st.cubes if st.cube_on else None        # cubeless: no cube code
             run_spans(lambda t0, t1: _play.play_games(
                 st.seed, np.int64(game0), t0, t1, n_tasks, st.gcfg, st.start_board, st.rot,
-                st.bots, cubes, rows.outcome, rows.cube_out, rows.final),
+                st.bots, cubes, rows.outcome, rows.cube_out, rows.final, rows.rec),
                 n_tasks, st.n_threads, tasks_per_thread=TASKS_PER_THREAD, min_span=1)
     raise_for_errors(rows.outcome, game0, st.names)
     return rows
@@ -155,9 +207,11 @@ def run_chunks(n, done, step, *, chunk_size=None, most=MAX_CHUNK, bar=None, jour
 
 
 def _game_arrays(rows):
-    """The per-game arrays of :class:`GameResults` from a chunk's kernel rows."""
+    """The per-game arrays of :class:`GameResults` from a chunk's kernel rows (and its
+    records under "records" when it has them)."""
     winner = rows.outcome[:, 0].astype(np.int8)
-    return {"winner": winner, "kind": rows.outcome[:, 1].astype(np.int8),
+    extra = {} if rows.records is None else {"records": rows.records}
+    return extra | {"winner": winner, "kind": rows.outcome[:, 1].astype(np.int8),
             "points": np.where(winner == 0, rows.cube_out[:, 2],
                                -rows.cube_out[:, 2]).astype(np.int32),
             "plies": rows.outcome[:, 2].astype(np.int16),
@@ -223,7 +277,7 @@ def run_per_game_job(job, settings, n, results_class, step, *, out, resume, prog
 def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
          progress=False, opening="use", game_offset=0, debug=False, chunk_size=None,
          rules=None, cube=None, score=None, crawford_game=False, *, out=None, resume=False,
-         backend="local"):
+         backend="local", record=False):
     """Play ``n_games`` games between two bots and return :class:`GameResults`.
 
     bots        : two bots, each a name (``"random"``, ``"pubeval"``, ``"greedy"``,
@@ -250,6 +304,9 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
                   (a Ray cluster at Ray's default address) or a :class:`fastbg.RayCluster`
                   (another address, task CPUs; docs/cluster.md); the results are
                   bit-identical.
+    record      : keep every game's actions: ``res.records`` (docs/records.md), a few
+                  bytes a ply; the games are the same as without. Not with ``out``, nor
+                  with bots that play in lock-step (EvaluatorBot).
     Ctrl-C returns the chunks of games finished so far, with ``partial=True``.
 
     >>> import fastbg
@@ -258,6 +315,10 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
     True
     """
     n_games = check_int("n_games", n_games, 0)
+    record = check_flag("record", record)
+    if record and (out is not None or resume):
+        raise ValueError("record=True keeps the records in memory: it does not go with out= "
+                         "or resume (write them with fastbg.write_mat / write_sgf)")
     backend = resolve_backend(backend)
     game_offset = check_int("game_offset", game_offset, 0, 2**63 - 1 - n_games)
     st = job_setup(bots=bots, seed=seed, threads=threads, start=start, opening=opening,
@@ -270,12 +331,19 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
                 "crawford_game": bool(crawford_game), "debug": bool(debug)}
     arrays, interrupted = run_per_game_job(
         "games", settings, n_games, GameResults,
-        lambda lo, hi: _game_arrays(play_chunk(st, game_offset + lo, hi - lo)),
+        lambda lo, hi: _game_arrays(play_chunk(st, game_offset + lo, hi - lo, record=record)),
         out=out, resume=resume, progress=progress, unit="game",
         desc=f"{st.names[0]} vs {st.names[1]}", chunk_size=chunk_size, backend=backend)
     n = arrays["winner"].shape[0]
+    records = arrays.pop("records", None)
+    if record:
+        records = _records.Records(records or _records.RecordArrays.empty(), players=st.names,
+                                   rules=st.rules, offset=game_offset,
+                                   start=(st.start_board, int(st.gcfg[_play.G_START_SIDE]))
+                                   if st.gcfg[_play.G_USE_START] else None)
     return GameResults(**arrays, bots=st.names, seed=int(st.seed), game_offset=game_offset,
-                       partial=interrupted or n < n_games, meta={"rules": st.rules_text})
+                       partial=interrupted or n < n_games, meta={"rules": st.rules_text},
+                       records=records)
 
 
 def _lockstep_chunk(st, game0, rows):

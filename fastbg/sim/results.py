@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fastbg.sim.records import RecordArrays
+
 Z95 = 1.959963984540054     # two-sided 95% normal quantile
 
 
@@ -102,6 +104,8 @@ class _PerGame(Results):
         """{name: array}: the entries of journal ``records`` then of ``parts`` (dicts of
         arrays), in order."""
         out = {}
+        if any("records" in p for p in parts):      # a recording run: join its records
+            out["records"] = RecordArrays.concat([p.get("records") for p in parts])
         for a, (dt, tail) in cls._ARRAYS.items():
             pieces = [decode_array(r["arrays"][a], dt, tail) for r in records]
             pieces += [p[a] for p in parts]
@@ -148,7 +152,9 @@ class GameResults(_PerGame):
     cube    : int32, final stake multiplier (1 when cubeless)
     dropped : bool, the game ended by a dropped double
     Games ``game_offset .. game_offset + n - 1`` of ``seed``; ``partial`` is True when the
-    run was interrupted and holds only the games finished before that.
+    run was interrupted and holds only the games finished before that. ``records``: with
+    ``record=True`` a :class:`fastbg.sim.records.Records` of :class:`fastbg.GameRecord`
+    (docs/records.md), else None; not saved by :meth:`save`.
     """
     winner: np.ndarray
     kind: np.ndarray
@@ -162,6 +168,7 @@ class GameResults(_PerGame):
     meta: dict = field(default_factory=dict)
     cube: np.ndarray = None
     dropped: np.ndarray = None
+    records: object = field(default=None, compare=False)
 
     _ARRAYS = {"winner": (np.int8, ()), "kind": (np.int8, ()), "points": (np.int32, ()),
                "plies": (np.int16, ()), "first": (np.int8, ()), "cube": (np.int32, ()),
@@ -249,6 +256,8 @@ class MatchResults(_PerGame):
 
     winner : int8, 0 or 1 (index into ``bots``); games : int16, games played;
     score  : int16 (n, 2), final score of each player.
+    records: with ``record=True`` a :class:`fastbg.sim.records.Records` of
+    :class:`fastbg.MatchRecord` (docs/records.md), else None; not saved by :meth:`save`.
     """
     winner: np.ndarray
     games: np.ndarray
@@ -259,6 +268,7 @@ class MatchResults(_PerGame):
     match_offset: int = 0
     partial: bool = False
     meta: dict = field(default_factory=dict)
+    records: object = field(default=None, compare=False)
 
     _ARRAYS = {"winner": (np.int8, ()), "games": (np.int16, ()), "score": (np.int16, (2,))}
     _OFFSET = "match_offset"
