@@ -383,6 +383,10 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
 @click.option("--target-se", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Stop once the standard error (every candidate's, with --dice) is at "
                    "most this, checked between chunks (--trials is then the most).")
+@click.option("--first-roll", type=click.Choice(["any", "opening"]), default="any",
+              show_default=True,
+              help="opening: the first roll of every trial has no doubles, as an opening "
+                   "roll (GNU Backgammon's 'rollout as initial position').")
 @click.option("--prune", type=click.FloatRange(min=0, min_open=True), default=None,
               help="With --dice: after each chunk, drop the moves more than this many "
                    "paired standard errors below the best (e.g. 4); the others play on.")
@@ -399,7 +403,8 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
 @_ray_option
 def rollout_command(position, dice, moves_text, cube_decision, positions_path, trials, bot,
                     ply, seed, threads, rotate, truncate, variance_reduction, evaluator, money,
-                    match_length, cube_text, late_text, target_se, prune, out_path, resume,
+                    match_length, cube_text, late_text, target_se, first_roll, prune,
+                    out_path, resume,
                     chunk_size, progress, json_path, csv_path, ray_address):
     """Roll out POSITION (a gnubg Position ID or an XGID), a decision, or a file of them.
 
@@ -455,7 +460,8 @@ def rollout_command(position, dice, moves_text, cube_decision, positions_path, t
     cube = _cube_strategies(cube_text, bot, cube_decision)
     common = dict(trials=trials, bot=bot, seed=seed, truncate=truncate, rotate=rotate,
                   variance_reduction=variance_reduction, evaluator=evaluator, threads=threads,
-                  progress=progress, chunk_size=chunk_size, backend=_backend(ray_address))
+                  progress=progress, chunk_size=chunk_size, backend=_backend(ray_address),
+                  first_roll=first_roll)
     if target_se is not None:
         common["target_se"] = target_se
     if late_text:

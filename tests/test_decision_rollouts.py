@@ -337,6 +337,12 @@ def test_cli_move_and_cube_rollouts(tmp_path):
     res = cli(START_ID, "--dice", "3-1", "--trials", 972, "--chunk", 324, "--prune", 2,
               "--bot", "pubeval", "--no-progress")
     assert res.exit_code == 0 and "dropped after 324 trials" in res.output, res.output
+    res = cli(START_ID, "--dice", "3-1", "--moves", "8/5 6/5", "--trials", 60, "--bot",
+              "pubeval", "--first-roll", "opening", "--no-progress", "--json", j)
+    api = fastbg.rollout_moves(START_ID, (3, 1), moves=["8/5 6/5"], trials=60, bot="pubeval",
+                               first_roll="opening").to_dict()
+    assert res.exit_code == 0 and json.loads(j.read_text())["rows"] == json.loads(
+        json.dumps(api["rows"])), res.output
     res = cli(START_ID, "--prune", 2, "--trials", 36)
     assert res.exit_code != 0 and "--prune needs --dice" in res.output
 

@@ -131,16 +131,49 @@ def test_first_two_rolls_stratified_in_rollout():
     assert res.probabilities[0] != 259 / 324
 
 
+def test_opening_style_first_roll_has_no_doubles(gnubg_net):
+    """The mover bears off his checkers on the 6 and 5 points with 6-5 or 3-3 .. 6-6, else
+    the opponent bears off his last one: 6/36 of any first roll, 2/30 of an opening roll
+    (no doubles). Every aligned 30 trials hold each opening roll once with rotation, so 180
+    trials (a multiple of 30 and 36) are exact in both modes."""
+    b = board({6: 1, 5: 1}, {1: 1})
+    wins = {(d1, d2) for d1 in range(1, 7) for d2 in range(1, 7)
+            if any(r[1:].clip(0, None).sum() == 0 for r in fastbg.legal_moves(b, (d1, d2)))}
+    assert len(wins) == 6 and len([d for d in wins if d[0] != d[1]]) == 2
+    for seed, chunk in ((0, 1296), (7, 45)):
+        res = rollout(b, trials=180, seed=seed, chunk_size=chunk, first_roll="opening")
+        assert res.probabilities[0] * 180 == pytest.approx(12, abs=1e-9), seed
+        assert res.settings["first_roll"] == "opening"
+    assert rollout(b, trials=180, seed=3).probabilities[0] * 180 == pytest.approx(30, abs=1e-9)
+    # luck adjustment averages the first roll over the 30 rolls too: exact on every trial
+    # with an evaluator exact after the first roll (gnubg's bear-off tables)
+    for first, p in (("opening", 1 / 15), ("any", 1 / 6)):
+        res = rollout(b, trials=60, seed=3, first_roll=first, variance_reduction=True,
+                      evaluator="gnubg", rotate=False)
+        assert res.probabilities[0] == pytest.approx(p, abs=1e-12), first
+    # without rotation the opening throw's dice: never a double, uniform over the 30
+    rolls = _kernel_dice(5, np.arange(3000), 0, rotate=False, opening=_play.OPENING_NO_DOUBLES)
+    assert not np.any(rolls // 6 == rolls % 6)
+    counts = np.bincount(rolls, minlength=36)[[r for r in range(36) if r // 6 != r % 6]]
+    assert counts.min() > 50 and counts.max() < 150            # 100 expected each
+    rot = _kernel_dice(5, np.arange(60), 0, opening=_play.OPENING_NO_DOUBLES)
+    assert sorted(rot[:30]) == sorted(rot[30:]) == [r for r in range(36) if r // 6 != r % 6]
+    with pytest.raises(ValueError, match="first_roll"):
+        rollout(b, trials=36, first_roll="no-doubles")
+
+
 # ---- the quasi-random dice ------------------------------------------------------------------
 
-def _kernel_dice(seed, games, ply, rotate=True):
+def _kernel_dice(seed, games, ply, rotate=True, opening=_play.OPENING_REROLL):
     """Ordered roll codes (d1 - 1) * 6 + (d2 - 1) the kernel deals to ``games`` at ``ply``."""
-    rot = _setup.dice_rotation(seed) if rotate else np.zeros((0, 36), np.int64)
+    no_doubles = opening == _play.OPENING_NO_DOUBLES
+    rot = (_setup.dice_rotation(seed, no_doubles_first=no_doubles) if rotate
+           else np.zeros((0, 36), np.int64))
     useed = np.uint64(seed)
     out = np.empty(len(games), np.int64)
     for i, g in enumerate(games):
         d1, d2 = _play.turn_dice(useed, np.int64(g), np.int64(ply), np.int64(0), np.int64(0),
-                                 np.int64(_play.OPENING_REROLL), rot)
+                                 np.int64(opening), rot)
         out[i] = (d1 - 1) * 6 + (d2 - 1)
     return out
 

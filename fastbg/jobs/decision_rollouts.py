@@ -40,7 +40,8 @@ from fastbg.sim.games import open_journal
 from fastbg.sim.results import Results
 from fastbg.sim.setup import job_setup
 from fastbg.jobs.rollouts import (DEFAULT_CHUNK, OUTPUTS, bot_name, check_rollout_options,
-                                  evaluator_name, late_pair, late_setting, mean_se,
+                                  evaluator_name, first_roll_opening, first_roll_setting,
+                                  late_pair, late_setting, mean_se,
                                   resolve_evaluator, rollout_cube_state, run_grid,
                                   target_setting, trial_values)
 from fastbg.validation import check_int
@@ -372,7 +373,7 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
                   rules=None, truncate=None, rotate=True, variance_reduction=False,
                   evaluator=None, cube=("race", "race"), threads=None, progress=False,
                   out=None, resume=False, chunk_size=DEFAULT_CHUNK, target_se=None,
-                  late=None, backend="local", prune=None):
+                  late=None, backend="local", prune=None, first_roll="any"):
     """Roll out the candidate moves of ``position`` with ``dice``: a :class:`MoveRollout`,
     best first.
 
@@ -431,8 +432,8 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
                                fixed=_over_values(c, rules, score, value, owner)))
             continue
         common = dict(bots=(bot, bot), seed=seed, threads=threads, start=(flip(c), 0),
-                      opening="reroll", truncate=truncate, rotate=rotate,
-                      late=late_pair(late))
+                      opening=first_roll_opening(first_roll), truncate=truncate,
+                      rotate=rotate, late=late_pair(late))
         cubeless = job_setup(**common)
         if variance_reduction and (cubeless.lockstep or cubeless.has_plugins):
             raise ValueError("variance reduction supports the built-in bots")
@@ -455,6 +456,7 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
         "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),
         "initial_cube": value, **target_setting(target_se), **late_setting(late),
         **({} if prune is None else {"prune": float(prune)}),
+        **first_roll_setting(first_roll),
     }
     opts = {"rules": rules, "score": opp_score, "evaluate": evaluate,
             "vr": bool(variance_reduction)}
@@ -571,7 +573,8 @@ class CubeRollout(Results):
 def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=None,
                  rotate=True, variance_reduction=False, evaluator=None, cube=None,
                  threads=None, progress=False, out=None, resume=False,
-                 chunk_size=DEFAULT_CHUNK, target_se=None, late=None, backend="local"):
+                 chunk_size=DEFAULT_CHUNK, target_se=None, late=None, backend="local",
+                 first_roll="any"):
     """Settle the cube decision of the player on roll of ``position`` by rollouts: a
     :class:`CubeRollout`.
 
@@ -581,6 +584,7 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
                own: gnubg's networks for a gnubg bot, else "race").
     target_se: stop once both standard errors are at most this (between chunks).
     backend  : "local", "ray" or a :class:`fastbg.RayCluster`, as in :func:`fastbg.rollout`.
+    first_roll: "any" or "opening" (no doubles on the first roll), as in :func:`fastbg.rollout`.
     Trial i of no double and of double/take uses the dice of game i of ``seed``.
 
     The player on roll bears off his two checkers (on his 3 and 2 points) with 25 rolls
@@ -607,14 +611,16 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
     if cube is None:
         cube = _default_cube(bot)
     common = dict(bots=(bot, bot), seed=seed, threads=threads, start=(board, 0),
-                  opening="reroll", truncate=truncate, rotate=rotate, rules=rules,
+                  opening=first_roll_opening(first_roll), truncate=truncate, rotate=rotate,
+                  rules=rules,
                   cube=cube, score=score, crawford_game=crawford, late=late_pair(late))
     if crawford:
         raise ValueError("no cube in the Crawford game")
     nd = job_setup(**common, cube_value=value, cube_owner=owner, first_cube=False)
     dt = job_setup(**common, cube_value=2 * value, cube_owner=1)
     cubeless = job_setup(bots=(bot, bot), seed=seed, threads=threads, start=(board, 0),
-                         opening="reroll", truncate=truncate, rotate=rotate,
+                         opening=first_roll_opening(first_roll), truncate=truncate,
+                         rotate=rotate,
                          late=late_pair(late))
     if variance_reduction and (cubeless.lockstep or cubeless.has_plugins):
         raise ValueError("variance reduction supports the built-in bots")
@@ -630,6 +636,7 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
         "chunk_size": chunk_size, "match": bool(rules.is_match), "initial_cube": value,
         "owner": owner, "score": None if score is None else list(score),
         **target_setting(target_se), **late_setting(late),
+        **first_roll_setting(first_roll),
     }
     opts = {"rules": rules, "score": score, "evaluate": evaluate, "vr": bool(variance_reduction)}
     totals, partial = _run(JOB_CUBE, lines, settings, trials, chunk_size, opts, out, resume,

@@ -39,12 +39,14 @@ from fastbg.sim.bots import strongest_bot
 from fastbg.sim.games import open_journal, play_chunk
 from fastbg.sim.results import Results
 from fastbg.sim.setup import job_setup
-from fastbg.validation import check_int
+from fastbg.validation import check_choice, check_int
 
 JOB = "rollout"             # the job name in the results file's header
 OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 DEFAULT_CHUNK = 1296
 _WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0   # the 21 rolls
+# the 21 rolls' chances on an opening-style first roll (no doubles)
+_NO_DOUBLE_WEIGHTS = np.array([0.0 if a == b else 2.0 for a, b in ROLLS]) / 30.0
 
 
 @dataclass
@@ -139,7 +141,7 @@ def rollout_cube_state(info, rules, dice_allowed=False):
 def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
             rotate=True, variance_reduction=False, evaluator=None, cube=("race", "race"),
             threads=None, progress=False, out=None, resume=False, chunk_size=DEFAULT_CHUNK,
-            target_se=None, late=None, backend="local"):
+            target_se=None, late=None, backend="local", first_roll="any"):
     """Roll ``position`` out ``trials`` times and return a :class:`RolloutResult`.
 
     position  : a board (player on roll, not yet rolled), a gnubg Position ID, or an XGID
@@ -166,6 +168,10 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
     backend   : where the chunks are played: "local" (this process, the default), "ray"
                 (a Ray cluster at Ray's default address) or a :class:`fastbg.RayCluster`
                 (another address, task CPUs; docs/cluster.md); the result is bit-identical.
+    first_roll: "any" (the default) or "opening": the first roll of every trial has no
+                doubles, as an opening roll (GNU Backgammon's "rollout as initial
+                position"); with rotation each block of 30 trials has each of the 30
+                rolls once (docs/rollouts.md section 4).
 
     >>> import fastbg
     >>> r = fastbg.rollout("4HPwATDgc/ABMA", trials=1296, seed=1, bot="pubeval")
@@ -181,9 +187,9 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
     check_rollout_options(truncate, variance_reduction, evaluator)
     evaluate = resolve_evaluator(evaluator)
     value, owner, score, crawford = rollout_cube_state(info, rules)
-    # "reroll": ply 0 takes the counter-based roll of the trial (there is no opening throw).
     common = dict(bots=(bot, bot), seed=seed, threads=threads, start=(board, 0),
-                  opening="reroll", truncate=truncate, rotate=rotate, late=late_pair(late))
+                  opening=first_roll_opening(first_roll), truncate=truncate, rotate=rotate,
+                  late=late_pair(late))
     cubeless = job_setup(**common)
     cubeful = None
     if rules is not None:
@@ -199,7 +205,8 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
         "chunk_size": chunk_size, "match": bool(rules is not None and rules.is_match),
         "initial_cube": value,
     }
-    settings.update(late_setting(late), **target_setting(target_se))
+    settings.update(late_setting(late), **target_setting(target_se),
+                    **first_roll_setting(first_roll))
     journal = open_journal(out, JOB, settings, resume, _chunk_checker(settings))
     chunks = {} if journal is None else {rec["lo"]: rec for rec in journal.records}
     bar = progress_bar(trials, progress, "trial", f"rollout with {cubeless.names[0]}",
@@ -318,6 +325,22 @@ def target_setting(target_se):
     if not isinstance(target_se, (int, float)) or not target_se > 0:
         raise ValueError(f"target_se is a standard error > 0, got {target_se!r}")
     return {"target_se": float(target_se)}
+
+
+#: first_roll= of the rollouts -> the game setup's opening mode. "any": ply 0 takes the
+#: trial's own roll (there is no opening throw); "opening": a roll without doubles.
+FIRST_ROLLS = {"any": "reroll", "opening": "no-doubles"}
+
+
+def first_roll_opening(first_roll):
+    """The :func:`fastbg.sim.setup.job_setup` opening mode of a rollout's ``first_roll``."""
+    check_choice("first_roll", first_roll, FIRST_ROLLS)
+    return FIRST_ROLLS[first_roll]
+
+
+def first_roll_setting(first_roll):
+    """The results file's record of ``first_roll`` (nothing for the default)."""
+    return {} if first_roll == "any" else {"first_roll": first_roll}
 
 
 def late_setting(late):
@@ -462,6 +485,7 @@ def _vr_trials(st, lo, hi, evaluate):
     truncate = st.gcfg[_play.G_TRUNCATE]
     policy = int(st.bots.policies[0])
     net = st.nets[0]
+    no_doubles_first = st.gcfg[_play.G_OPENING] == _play.OPENING_NO_DOUBLES
     bots = st.bots._replace(gnet=None, gbo=None)        # choose_segments without the networks
     rolls = np.asarray(ROLLS, np.int64)
     with _threads(st.n_threads):
@@ -494,6 +518,9 @@ def _vr_trials(st, lo, hi, evaluate):
             v_mover = _mover_values(chosen, evaluate)                  # (m * 21, 5)
             v_mover = v_mover.reshape(m, len(rolls), 5)
             expected = np.einsum("r,mrk->mk", _WEIGHTS, v_mover)
+            if no_doubles_first and np.any(ply[live] == 0):
+                first = ply[live] == 0          # their roll comes from the 30 non-doubles
+                expected[first] = np.einsum("r,mrk->mk", _NO_DOUBLE_WEIGHTS, v_mover[first])
             # The roll that came, and the luck it brought.
             dice = np.zeros((m, 2), np.int64)
             d1 = np.zeros(n, np.int64)

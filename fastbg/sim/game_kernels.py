@@ -52,6 +52,8 @@ SEGMENT_TASKS = 64
 # Opening modes (docs/rules.md section 2).
 OPENING_USE = 0      # the first player plays the two opening dice
 OPENING_REROLL = 1   # the first player rolls both dice afresh
+OPENING_NO_DOUBLES = 2   # ply 0 is a fresh roll without doubles, as an opening roll
+                         # (GNU Backgammon's "rollout as initial position")
 
 # gcfg entries.
 (G_START_SIDE, G_USE_START, G_OPENING, G_MAX_PLIES, G_TRUNCATE, G_DEBUG, G_AWAY0, G_AWAY1,
@@ -210,15 +212,22 @@ def turn_dice(seed, game, ply, d1, d2, opening, rot):
     aligned block of 36 games has every first roll (and every second roll) once and each
     aligned block of 1,296 games every pair of first two rolls once. Then the opening
     dice stand for ply 0 unless the opening is re-rolled; later plies are counter-based.
+    OPENING_NO_DOUBLES: ply 0 takes ``rot[0, g % 30]`` (the setup puts the 30 ordered
+    rolls without doubles first, :func:`fastbg.sim.setup.dice_rotation`), so each aligned
+    block of 30 games has every one of them once; without rotation the opening throw's
+    dice (uniform over the 30, from their own stream).
     """
     if ply < rot.shape[0]:
         if ply == 0:
-            o = rot[0, game % 36]
+            o = rot[0, game % (30 if opening == OPENING_NO_DOUBLES else 36)]
         else:
             o = rot[1, (game // 36 + game) % 36]
         return o // 6 + 1, o % 6 + 1
     if ply == 0 and opening == OPENING_USE:
         return d1, d2
+    if ply == 0 and opening == OPENING_NO_DOUBLES:
+        _, a, b, _ = _dice.opening_roll(seed, game)
+        return a, b
     return _dice.roll(seed, game, ply)
 
 

@@ -22,7 +22,8 @@ from fastbg.sim import game_kernels as _play
 from fastbg.validation import check_choice, check_int
 
 MAX_PLIES = 10_000          # a game this long is reported as an error, not played on
-OPENINGS = {"use": _play.OPENING_USE, "reroll": _play.OPENING_REROLL}
+OPENINGS = {"use": _play.OPENING_USE, "reroll": _play.OPENING_REROLL,
+            "no-doubles": _play.OPENING_NO_DOUBLES}
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,9 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
     seed          : integer in [0, 2**64 - 1]
     threads       : kernel threads (None: every numba thread)
     start         : None (the opening roll), a board (bot 0 on roll) or (board, side)
-    opening       : "use" (the opening dice are the first player's roll) or "reroll"
+    opening       : "use" (the opening dice are the first player's roll), "reroll" (ply 0
+                    rolls afresh) or "no-doubles" (ply 0 rolls afresh without doubles, as an
+                    opening roll)
     debug         : check board invariants after every move
     rules         : None (cubeless), MoneyRules or MatchRules
     cube          : two cube strategies (default "never"); they need rules
@@ -164,7 +167,8 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
                           np.array([c.x for c in cubes], np.float64), met_pre, met_post,
                           plugs[0], plugs[1]),
         evaluators=tuple(r.evaluator for r in resolved), nets=nets, gcfg=gcfg, start_board=start_board,
-        rot=dice_rotation(seed) if rotate else np.zeros((0, 36), np.int64),
+        rot=(dice_rotation(seed, no_doubles_first=opening == "no-doubles") if rotate
+             else np.zeros((0, 36), np.int64)),
         n_threads=resolve_threads(threads), rules=rules,
         rules_text="cubeless" if rules is None else f"{rules!r}, cube {cubes[0].name}/{cubes[1].name}",
         late_ply=late_ply, late_evaluators=late_evaluators)
@@ -294,10 +298,16 @@ def _match_state(rules, score, crawford_game):
     return a0, a1, int(bool(crawford_game)), int(crawford_after)
 
 
-def dice_rotation(seed):
-    """Two seeded permutations of the 36 ordered rolls for the quasi-random first plies."""
+def dice_rotation(seed, no_doubles_first=False):
+    """Two seeded permutations of the 36 ordered rolls for the quasi-random first plies;
+    ``no_doubles_first``: the first one's 30 rolls without doubles first, in the order
+    the permutation gives them (the first roll of opening-style rollouts)."""
     rng = np.random.default_rng([seed, 0x524F54])       # "ROT": its own stream of the seed
-    return np.stack([rng.permutation(36) for _ in range(2)]).astype(np.int64)
+    rot = np.stack([rng.permutation(36) for _ in range(2)]).astype(np.int64)
+    if no_doubles_first:
+        doubles = rot[0] // 6 == rot[0] % 6
+        rot[0] = np.concatenate([rot[0][~doubles], rot[0][doubles]])
+    return rot
 
 
 def _met_arrays(rules):
