@@ -52,14 +52,6 @@ def fresh_pairs(n, rep, seed):
     return boards, dice
 
 
-def have_bgsage():
-    try:
-        import bgsage  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--positions-1ply", type=int, default=400,
@@ -76,7 +68,7 @@ def main(argv=None):
     import gnubg_nn
     from fastbg.evaluators.gnubg_nn import to_gnubg
 
-    peers = ["gnubg-nn"] + (["bgsage"] if have_bgsage() else [])
+    peers = ["gnubg-nn"] + (["bgsage"] if workloads.have_bgsage() else [])
     info = harness.machine(*peers)
     harness.print_machine(info, "The analysis engine: n-ply evaluation and hints")
     net = fastbg.gnubg_net()
@@ -136,7 +128,7 @@ def main(argv=None):
         "1-ply hints/s": ({"fastbg": ours_hint, "gnubg-nn": gnubg_hint}, "gnubg-nn",
                           TARGET_GNUBG),
     }
-    if have_bgsage():
+    if workloads.have_bgsage():
         workloads_["1-ply hints/s vs bgsage 2ply"] = (
             {"fastbg": ours_hint, "bgsage": bgsage_hint}, "bgsage", TARGET_BGSAGE)
     print(f"\nmedian of {args.repeat} interleaved repetitions (min .. max); ratio = median of "

@@ -6,9 +6,12 @@ the gnubg bot (its networks in fastbg's kernels), cubeless, on common dice: plai
 with variance reduction (the gnubg evaluator). Reported per setting: trials/s (one trial
 = one game of one candidate), the mean standard error of the candidates' equities and
 the variance-time product (SE squared x seconds, lower is better: which setting pays).
-The peer is gnubg-nn's 0-ply player (``gnubg_nn.best_move(..., n=0)`` both sides, one
-core, games from the position after the best move), measured in the same run;
-bgsage's rollout is not timed here (see bench/README.md).
+The peers, measured in the same run: gnubg-nn's 0-ply player (``gnubg_nn.best_move(...,
+n=0)`` both sides, one core, games from the position after the best move), and, when
+installed (the ``peers`` extra), bgsage's rollout (``bgbot_cpp.create_rollout`` with its
+default networks and its raw-net decisions, ``decision_ply=1`` in its numbering), on the
+same five candidates with the same trials and threads, with and without its variance
+reduction. Targets (issue 12): 10x the gnubg-nn player, 3x bgsage at equal depth.
 
     python -m bench.move_rollout --repeat 3
     python -m bench.move_rollout --quick
@@ -39,6 +42,28 @@ def contestant(moves, trials, vr, threads):
     return run
 
 
+def bgsage_contestant(boards, trials, vr, threads):
+    """bgsage's rollout of each post-move board in ``boards`` (its boards are fastbg's:
+    the mover's view after the move), ``trials`` each: (trials/s, (mean SE, SE^2 x s))."""
+    import bgsage
+    from bgsage.batch import bgbot_cpp
+    w = bgsage.default_weights()
+    strategy = bgbot_cpp.create_rollout(w.strategy_type, w.weight_paths_list,
+                                        w.hidden_sizes_list, n_trials=trials, decision_ply=1,
+                                        n_threads=threads, seed=1, enable_vr=vr)
+    before = [int(x) for x in fastbg.START]
+    rows = [[int(x) for x in b] for b in boards]
+
+    def run(rep):
+        strategy.set_seed(rep + 1)          # fresh dice each repetition, as for fastbg
+        t0 = time.perf_counter()
+        ses = [strategy.evaluate_board(b, before)["std_error"] for b in rows]
+        dt = time.perf_counter() - t0
+        se = float(np.mean(ses))
+        return len(rows) * trials / dt, (se, se * se * dt)
+    return run
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=1296, help="trials a move, plain (1,296)")
@@ -60,6 +85,11 @@ def main(argv=None):
             "variance reduction": contestant(moves, args.vr_trials, True, threads),
             "gnubg-nn 0-ply player": peer_contestant(fastbg.position_id(after),
                                                      args.peer_games, 1)}
+    bgsage_on = workloads.have_bgsage()
+    if bgsage_on:
+        boards = [fastbg.parse_move(fastbg.START, m, (3, 1)) for m in moves]
+        runs["bgsage plain"] = bgsage_contestant(boards, args.trials, False, threads)
+        runs["bgsage VR"] = bgsage_contestant(boards, args.vr_trials, True, threads)
     for name in ("plain", "variance reduction"):
         contestant(moves, 36, name != "plain", threads)(0)            # compile
     workloads.gnubg_nn_games(fastbg.position_id(after), 1, np.random.default_rng(0))
@@ -69,14 +99,19 @@ def main(argv=None):
     print(f"\nmedians of {args.repeat} interleaved repetitions; fastbg on {threads} threads, "
           "the peer on one core")
     print(f"{'setting':24} {'trials/s':>9}  {'range':<22} {'mean SE':>8} {'SE^2 x s':>10} "
-          f"{'vs peer':>8}")
+          f"{'vs peer':>8}" + (f" {'vs bgsage':>10}" if bgsage_on else ""))
     rows = []
+    # fastbg against bgsage at the same setting, from the medians of this run
+    same = {"plain": "bgsage plain", "variance reduction": "bgsage VR"}
     for key, xs in samples.items():
         se, vt = extra[key] if key != "gnubg-nn 0-ply player" else (float("nan"),) * 2
+        vs = median[key] / median[same[key]] if bgsage_on and key in same else None
         print(f"{key:24} {harness.fmt_rate(median[key]):>9}  {harness.spread(xs):<22} "
-              f"{se:8.4f} {vt:10.2e} {median[key] / peer:7.1f}x")
+              f"{se:8.4f} {vt:10.2e} {median[key] / peer:7.1f}x"
+              + ("" if vs is None else f" {vs:9.1f}x"))
         rows.append({"setting": key, "trials_per_s": median[key], "samples": xs,
-                     "mean_se": se, "variance_time": vt, "ratio_vs_peer": median[key] / peer})
+                     "mean_se": se, "variance_time": vt, "ratio_vs_peer": median[key] / peer,
+                     "ratio_vs_bgsage": vs})
     print("(variance-time product: the last repetition's mean SE squared times its seconds)")
     harness.finish(info, args.json, {"options": vars(args), "moves": moves, "rows": rows})
     return 0

@@ -50,6 +50,11 @@ def have_gnubg():
     return have("gnubg_nn")
 
 
+def have_bgsage():
+    """True when bgsage (Open Sage, the ``peers`` extra) is installed."""
+    return have("bgsage")
+
+
 @dataclasses.dataclass(frozen=True)
 class Perft:
     """The perft workload, pair-major: pair ``i`` is position ``i // 21`` with roll ``i % 21``.
