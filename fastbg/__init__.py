@@ -27,6 +27,7 @@ from fastbg.evaluators.nets import gnubg_net, GnubgNet
 from fastbg.analysis.hints import hint, hint_batch, Hint, Candidate
 from fastbg.analysis.cube_actions import cube_decision, cube_decisions, CubeDecision
 from fastbg.files.mat import write_mat, read_mat
+from fastbg.files.sgf import write_sgf, read_sgf
 from fastbg.jobs.tournaments import tournament, TournamentResults, TournamentFileError, pair_seed
 from fastbg import cube, evaluators
 from fastbg.cube import met
@@ -45,6 +46,7 @@ __all__ = [
     "threads", "RayCluster",
     "play", "play_matches", "GameResults", "MatchResults", "BotError", "ScorerBot",
     "Action", "GameRecord", "MatchRecord", "RecordError", "write_mat", "read_mat",
+    "write_sgf", "read_sgf",
     "EvaluatorBot", "JanowskiCube", "cube", "met", "evaluators", "rollout", "RolloutResult",
     "tournament", "TournamentResults", "TournamentFileError", "pair_seed",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
