@@ -10,7 +10,7 @@ uses the Crawford rule, ``CrawfordGame``: this is the Crawford game, ``Jacoby``:
 under the Jacoby rule), ``CV[n]`` (the stake after automatic doubles) and ``RE[W+n]`` /
 ``RE[B+nR]`` (the winner, the points the game won, uncapped, and R for a resignation).
 Then one node per action: ``;W[52mhrp]`` (the dice as rolled, then each single-die step
-as two letters, from the mover's side: ``a``..``x`` its points 1..24 for White, ``x``..``a``
+as two letters, in GNU Backgammon's order (source points, then destinations, decreasing), from the mover's side: ``a``..``x`` its points 1..24 for White, ``x``..``a``
 for Black, ``y`` the bar, ``z`` off), ``;B[double]``, ``;W[take]``, ``;W[drop]``. A beaver is
 a ``double`` by the doubled player while the double waits (then the doubler takes, or
 drops, or doubles again: a raccoon), as GNU Backgammon's play records it; a resignation
@@ -119,7 +119,9 @@ def _game_text(k, g, length, names):
     for a, before, result in g.replay():
         side = "WB"[a.player] if a.player is not None else None
         if a.kind == "move":
-            steps = move_steps(before, result, a.dice)
+            # GNU Backgammon's CanonicalMoveOrder (drawboard.c): steps by source point
+            # then destination, both decreasing (a checker's steps stay in order)
+            steps = sorted(move_steps(before, result, a.dice), key=lambda st: (-st[0], -st[1]))
             move = "".join(_letter(s, a.player) + _letter(t, a.player) for s, t in steps)
             out.append(f"\n;{side}[{a.dice[0]}{a.dice[1]}{move}]")
         elif a.kind in ("double", "beaver", "raccoon"):
