@@ -17,7 +17,7 @@ from fastbg.sim.bots import ScorerBot, EvaluatorBot
 from fastbg.sim.games import play, BotError
 from fastbg.sim.matches import play_matches
 from fastbg.sim.results import GameResults, MatchResults
-from fastbg.sim.records import Action, GameRecord, MatchRecord, RecordError
+from fastbg.sim.records import Action, GameRecord, MatchRecord, RecordError, money_session
 from fastbg.cube.strategies import JanowskiCube
 from fastbg.jobs.rollouts import rollout, RolloutResult
 from fastbg.jobs.decision_rollouts import (rollout_moves, rollout_cube, MoveRollout,
@@ -27,6 +27,7 @@ from fastbg.evaluators.nets import gnubg_net, GnubgNet
 from fastbg.analysis.hints import hint, hint_batch, Hint, Candidate
 from fastbg.analysis.cube_actions import cube_decision, cube_decisions, CubeDecision
 from fastbg.files.mat import write_mat, read_mat
+from fastbg.files.sgf import write_sgf, read_sgf
 from fastbg.jobs.tournaments import tournament, TournamentResults, TournamentFileError, pair_seed
 from fastbg import cube, evaluators
 from fastbg.cube import met
@@ -45,6 +46,7 @@ __all__ = [
     "threads", "RayCluster",
     "play", "play_matches", "GameResults", "MatchResults", "BotError", "ScorerBot",
     "Action", "GameRecord", "MatchRecord", "RecordError", "write_mat", "read_mat",
+    "write_sgf", "read_sgf", "money_session",
     "EvaluatorBot", "JanowskiCube", "cube", "met", "evaluators", "rollout", "RolloutResult",
     "tournament", "TournamentResults", "TournamentFileError", "pair_seed",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",

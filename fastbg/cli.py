@@ -564,11 +564,14 @@ def _pair(text, option):
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True),
               help="Draw the points-per-game matrix as a PNG (needs the plot extra).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
+@click.option("--mat", "mat_dir", type=click.Path(file_okay=False, writable=True),
+              help="Write every pair's games as .mat files GNU Backgammon opens into this "
+                   "directory (a money session per pair and seating, a file per match).")
 @_ray_option
 def tournament_command(bots, games, seed, threads, duplicate, money, match_length, cube_text,
                        jacoby, beavers, raccoons, auto_doubles, triple_on_66, max_cube,
                        crawford, chunk_size, out_path, resume, json_path, plot_path, progress,
-                       ray_address):
+                       mat_dir, ray_address):
     """Play a round robin between bots: ratings, points per game, win and gammon rates.
 
     Every pair plays --games games (cubeless money games by default; --money with the
@@ -604,10 +607,15 @@ def tournament_command(bots, games, seed, threads, duplicate, money, match_lengt
         res = tournament(names, games, seed, rules=rules, duplicate=duplicate,
                          cube=cubes.pop() if rules is not None else None,
                          out=out_path, resume=resume, progress=progress,
-                         threads=threads, chunk_size=chunk_size, backend=_backend(ray_address))
+                         threads=threads, chunk_size=chunk_size, backend=_backend(ray_address),
+                         record=bool(mat_dir))
+        if mat_dir and res.records is not None:
+            written = res.records.write_mat(mat_dir)
     except (ValueError, TypeError, ImportError, FileExistsError, ConnectionError) as exc:
         raise click.ClickException(str(exc)) from None
     dt = time.perf_counter() - t0
+    if mat_dir and res.records is not None and json_path != "-":
+        click.echo(f"{len(written)} .mat files written to {mat_dir}", err=True)
     played = res.games_played - before
     unit = "matches" if match_length else "games"
     if json_path == "-":

@@ -23,11 +23,10 @@ Backgammon keeps as the match's comment.
 import re
 
 from fastbg.cube.rules import MatchRules, MoneyRules
-from fastbg.constants import START
-from fastbg.position.ids import position_id
+from fastbg.files.common import opening_note, parse_opening_note, resigned_kind, start_game
 from fastbg.position.moves import legal_moves
 from fastbg.position.notation import move_notation, move_steps
-from fastbg.sim.records import Action, GameBuilder, GameRecord, MatchRecord, RecordError
+from fastbg.sim.records import GameBuilder, GameRecord, MatchRecord, RecordError
 
 LEFT_WIDTH = 27             # player 0's cell, padded (GNU Backgammon's "%-27s ")
 RIGHT_COLUMN = 33           # where player 1's cell starts: "%3d) " + 27 + " "
@@ -35,7 +34,7 @@ _CELL = re.compile(r"(?<![\w/*])([1-6][1-6]:|doubles\b|beavers\b|raccoons\b|take
                    r"|wins\b)", re.IGNORECASE)
 _SCORE_LINE = re.compile(r"^\s*(.*?)\s*:\s*(-?\d+)\s+(.*?)\s*:\s*(-?\d+)\s*$")
 _HEADER = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE)
-_OPENING = re.compile(r"^;\s*fastbg opening game (\d+): ties ([1-6 ]*); throw ([01]) ([1-6])-([1-6])\s*$")
+_OPENING = re.compile(r"^;\s*fastbg opening game (\d+):(.*)$")
 
 
 def _points(n):
@@ -71,25 +70,8 @@ def _as_match(record):
 def _opening_comment(k, g):
     """The ``; fastbg opening`` line of game ``k`` when its ties or opening throw are not
     what the first move says, else None."""
-    ties = [a.dice[0] for a in g.actions if a.kind == "opening_tie"]
-    opening = [a for a in g.actions if a.kind == "opening"]
-    first = next((a for a in g.actions if a.kind == "move"), None)
-    implied = (first is not None and first.dice[0] != first.dice[1]
-               and opening == [_implied_opening(first)])
-    if not ties and implied:
-        return None
-    if not opening:
-        raise ValueError(f"game {k}: a game without its opening throw (from a given "
-                         "position) cannot be written in .mat")
-    o = opening[0]
-    return (f"; fastbg opening game {k}: ties {' '.join(map(str, ties))}; throw {o.player} "
-            f"{o.dice[0]}-{o.dice[1]}")
-
-
-def _implied_opening(first):
-    """The opening throw a first move of a non-double implies (the higher die started)."""
-    return Action(first.player, "opening", (max(first.dice), min(first.dice)), None,
-                  position_id(START), None)
+    note = opening_note(g, f"game {k}")
+    return None if note is None else f"; fastbg opening game {k}: {note}"
 
 
 def mat_text(record, names=None):
@@ -224,9 +206,8 @@ def parse_mat(text, rules=None):
         line = lines[k]
         k += 1
         o = _OPENING.match(line.strip())
-        if o:
-            ties = [int(x) for x in o.group(2).split()]
-            openings[int(o.group(1))] = (ties, int(o.group(3)), (int(o.group(4)), int(o.group(5))))
+        if o and parse_opening_note(o.group(2)) is not None:
+            openings[int(o.group(1))] = parse_opening_note(o.group(2))
             continue
         if line.lstrip().startswith((";", "#")) or not line.strip():
             continue
@@ -287,11 +268,7 @@ def parse_mat(text, rules=None):
 
 def _read_game(lines, where, players, rules, score, crawford, opening):
     b = GameBuilder(players, rules, score, crawford)
-    if opening is not None:
-        ties, first, dice = opening
-        for die in ties:
-            b.opening_tie(die, f"{where}, opening")
-        b.opening(first, dice)
+    start_game(b, opening, where)
     wins = None
     rolled = None                   # a roll written without its move: a resignation follows
     last_cube = None
@@ -345,10 +322,7 @@ def _read_game(lines, where, players, rules, score, crawford, opening):
                     raise RecordError(f"{at}: cannot read {cell!r}")
                 wins = (col, int(v.group(1)))
                 if b.ended is None:                     # the loser resigned
-                    stake = b.stake
-                    n = wins[1]
-                    kind = 1 if n <= stake else 2 if n <= 2 * stake else 3
-                    b.resign(1 - col, kind, at)
+                    b.resign(1 - col, resigned_kind(wins[1], b.stake), at)
     at = f"{where}, end"
     if b.ended is not None:
         how, winner, kind = b.ended

@@ -56,12 +56,14 @@ from fastbg.constants import VERSION
 from fastbg.cube import strategies as _cubes
 from fastbg.cube.rules import MatchRules, rules_dict
 from fastbg.distributed import resolve_backend
+from fastbg.files.mat import write_mat
 from fastbg.jobs.plots import check_plot, plot_matrix  # noqa: F401  (check_plot: the CLI's)
 from fastbg.jobs.ratings import elo_ratings
 from fastbg.progress import progress_bar
 from fastbg.sim import bots as _bots
 from fastbg.sim.games import play
 from fastbg.sim.matches import play_matches
+from fastbg.sim.records import money_session
 from fastbg.sim.results import Results, Z95, wilson_interval
 from fastbg.validation import check_flag, check_int
 
@@ -250,7 +252,7 @@ def _chunk_record(config, i, j, c, stats):
 
 def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=True, *,
                cube=None, out=None, resume=False, progress=False, threads=None,
-               chunk_size=DEFAULT_CHUNK, backend="local"):
+               chunk_size=DEFAULT_CHUNK, backend="local", record=False):
     """Play a round robin between ``bots`` and return :class:`TournamentResults`.
 
     bots         : two or more bots with distinct names (``"random"``, ``"pubeval"``,
@@ -271,6 +273,8 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
     progress     : a progress bar (tqdm) over all games, with games/s and time left.
     backend      : where the chunks are played: "local" (this process), "ray" or a
                    :class:`fastbg.RayCluster` (docs/cluster.md), bit-identical.
+    record       : keep every game's record: ``res.records[(i, j)]`` (a
+                   :class:`TournamentRecords`, docs/records.md section 7).
     Ctrl-C returns the chunks finished so far with ``partial=True`` (all of them are in
     ``out``); errors leave ``out`` valid too.
 
@@ -280,6 +284,7 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
     """
     config, rules, cube = _make_config(bots, games, seed, rules, match_length, duplicate,
                                        cube, chunk_size)
+    check_flag("record", record)
     bots = list(bots)
     backend = resolve_backend(backend)
     _dry_run(config, bots, rules, cube, threads)
@@ -312,7 +317,83 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
         if journal is not None:
             journal.close()
     partial = partial or len(chunks) < len(_schedule(config))
-    return TournamentResults(config, chunks, partial=partial)
+    records = (TournamentRecords(config, bots, rules, cube, threads)
+               if record and not partial else None)    # an interrupted run: none
+    return TournamentResults(config, chunks, partial=partial, records=records)
+
+
+class TournamentRecords:
+    """``res.records`` of ``tournament(..., record=True)``: for each pair ``(i, j)``
+    (i < j), a tuple of :class:`fastbg.sim.records.Records`, one per seating: bots (i, j),
+    then (j, i) with duplicate play. Each holds that seating's games (matches) in deal
+    order, exactly ``play(deals, (bot_a, bot_b), seed=pair_seed(seed, i, j), rules=...,
+    cube=..., record=True).records`` (``play_matches`` for matches): every game is a pure
+    function of its seed and index, so a pair's games are played again, once, when the
+    pair is first asked for (tournaments keep only statistics while they run).
+    """
+
+    def __init__(self, config, bots, rules, cube, threads):
+        self.config, self._bots, self._rules, self._cube = config, bots, rules, cube
+        self._threads = threads
+        self._cache = {}
+
+    def keys(self):
+        return list(_pairs(self.config))
+
+    def __len__(self):
+        return len(self.keys())
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def items(self):
+        return [(k, self[k]) for k in self.keys()]
+
+    def __getitem__(self, pair):
+        i, j = (int(x) for x in pair)
+        if (i, j) not in self.keys():
+            raise KeyError(f"no pair {pair!r}: pairs are (i, j) with i < j < {len(self._bots)}")
+        if (i, j) not in self._cache:
+            config = self.config
+            deals = _units(config)[0]
+            seed = pair_seed(config["seed"], i, j)
+            seatings = [(i, j)] + ([(j, i)] if config["duplicate"] else [])
+            out = []
+            for a, b in seatings:
+                seated = (self._bots[a], self._bots[b])
+                if config["match_length"]:
+                    r = play_matches(deals, config["match_length"], seated,
+                                     cube=(self._cube, self._cube), seed=seed,
+                                     threads=self._threads, crawford=self._rules.crawford,
+                                     max_cube=self._rules.max_cube, record=True)
+                else:
+                    r = play(deals, seated, seed=seed, threads=self._threads, rules=self._rules,
+                             cube=None if self._rules is None else (self._cube, self._cube),
+                             record=True)
+                out.append(r.records)
+            self._cache[(i, j)] = tuple(out)
+        return self._cache[(i, j)]
+
+    def write_mat(self, directory):
+        """Write every pair's games as .mat files GNU Backgammon opens, into
+        ``directory`` (made if missing): per pair and seating, money and cubeless games as
+        one session ``A-vs-B.mat`` (a "0 point match" with running scores,
+        :func:`fastbg.money_session`), matches one file each ``A-vs-B-00001.mat`` (A the
+        first seat). Returns the paths written."""
+        os.makedirs(directory, exist_ok=True)
+        names = self.config["bots"]
+        paths = []
+        for i, j in self.keys():
+            for (a, b), recs in zip([(i, j), (j, i)], self[(i, j)]):
+                stem = os.path.join(directory, f"{names[a]}-vs-{names[b]}")
+                if self.config["match_length"]:
+                    for k, m in enumerate(recs, 1):
+                        paths.append(f"{stem}-{k:05d}.mat")
+                        write_mat(m, paths[-1])
+                else:
+                    paths.append(f"{stem}.mat")
+                    write_mat(money_session(recs), paths[-1])
+        return paths
 
 
 def _dry_run(config, bots, rules, cube, threads):
@@ -354,10 +435,12 @@ class TournamentResults(Results):
     bots     : one dict per bot, in the order given, with its rating and rank.
     matrix   : (k, k) points per game (match-winning rate for matches) of row vs column.
     partial  : True when not every chunk was played (interrupted, or loaded mid-run).
+    records  : with ``record=True``, every game's record per pair (:class:`TournamentRecords`)
     """
     config: dict
     chunks: dict = field(repr=False)
     partial: bool = False
+    records: object = field(default=None, repr=False, compare=False)   # record=True
 
     def __post_init__(self):
         # the configuration as the file holds it (sorted keys, lists): equal runs print alike

@@ -11,7 +11,7 @@ Records read from files (:mod:`fastbg.files`) are the same classes, so a record 
 and read back compares equal to the original.
 """
 from collections import namedtuple
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -645,3 +645,30 @@ class GameBuilder:
                          winner=winner, result=result, kind=kind, cube=self.stake, points=pts)
         check_game(rec, where)
         return rec
+
+
+def money_session(games, players=None):
+    """Several money (or cubeless) games as one session: a :class:`MatchRecord` of length
+    0 whose games carry the running score before each (what a .mat "0 point match" or an
+    .sgf session holds), ``score`` the totals after the last. ``games``: GameRecords of
+    the same two players, as :func:`fastbg.play` records them.
+
+    >>> import fastbg
+    >>> res = fastbg.play(3, ("pubeval", "random"), seed=1, record=True)
+    >>> s = fastbg.money_session(res.records)
+    >>> s.score == tuple(sum(abs(g.points) for g in s.games if g.winner == p) for p in (0, 1))
+    True
+    """
+    games = list(games)
+    if not games or not all(isinstance(g, GameRecord) for g in games):
+        raise TypeError("money_session takes one or more GameRecords")
+    if any(isinstance(g.rules, MatchRules) for g in games):
+        raise ValueError("money_session takes money or cubeless games, not match games")
+    players = tuple(players) if players is not None else games[0].players
+    score = [0, 0]
+    out = []
+    for g in games:
+        out.append(replace(g, players=players, score=tuple(score)))
+        if g.winner is not None:
+            score[g.winner] += abs(g.points)
+    return MatchRecord(players, 0, tuple(out), games[0].rules, tuple(score), None)
