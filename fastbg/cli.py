@@ -270,7 +270,9 @@ def _count_or_none(text, option):
 @click.option("--opening", type=click.Choice(["use", "reroll"]), default="use", show_default=True,
               help="First player plays the opening dice, or rolls afresh.")
 @_rules_options(cube_default="race,race",
-                cube_help="Cube strategies with --money/--match: never or race, comma-separated.")
+                cube_help="Cube strategies with --money/--match, comma-separated: never, race, "
+                          "gnubg (Janowski on GNU Backgammon's networks), gnubg-1ply, "
+                          "gnubg-2ply (on their n-ply probabilities).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the summary as JSON.")
@@ -303,7 +305,7 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
     """
     import fastbg
     pair = _pair(bots, "--bots")
-    cube = _pair(cube_text, "--cube")
+    cube = _cube_strategies(cube_text, None, False)
     if resume and not out_path:
         raise click.UsageError("--resume continues the file given by --out")
     t0 = time.perf_counter()
@@ -375,8 +377,9 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
 @click.option("--match", "match_length", type=click.IntRange(1), default=None,
               help="Also estimate the match-winning chance (an XGID gives the score).")
 @click.option("--cube", "cube_text", default=None,
-              help="Cube strategies after the first move, two names: never, race, gnubg "
-                   "[default: gnubg,gnubg for a cube decision with the gnubg bot, else race,race]")
+              help="Cube strategies after the first move, two names: never, race, gnubg, "
+                   "gnubg-1ply, gnubg-2ply [default: the bot's for a cube decision with a "
+                   "gnubg bot (gnubg-1ply with --ply 1 ...), else race,race]")
 @click.option("--late", "late_text", default=None,
               help="K,BOT: from ply K of each trial on, BOT plays (e.g. --ply 1 --late 2,gnubg: "
                    "1-ply for two plies, then 0-ply).")
@@ -517,19 +520,21 @@ def rollout_command(position, dice, moves_text, cube_decision, positions_path, t
 
 
 def _cube_strategies(text, bot, cube_decision):
-    """The --cube pair: names, "gnubg" for the gnubg networks' strategy; None: the default
-    (gnubg's for a cube decision with the gnubg bot)."""
+    """The --cube pair: names, "gnubg" for the gnubg networks' strategy ("gnubg-1ply" ...
+    at that ply); None: the default (gnubg's for a cube decision with a gnubg bot)."""
     if text is None:
         return None
     import fastbg
+    from fastbg.sim.bots import NPLY_BOTS
     names = _pair(text, "--cube")
-    if "gnubg" not in names:
+    plies = {"gnubg": 0, **NPLY_BOTS}
+    if not any(n in plies for n in names):
         return names
     try:
-        strategy = fastbg.gnubg_net().cube()
+        net = fastbg.gnubg_net()
     except FileNotFoundError as exc:
         raise click.ClickException(str(exc)) from None
-    return tuple(strategy if n == "gnubg" else n for n in names)
+    return tuple(net.cube(ply=plies[n]) if n in plies else n for n in names)
 
 
 def _pair(text, option):

@@ -240,6 +240,15 @@ def test_last_roll_cube_decisions_are_exact(mine, p, action):
     assert r.take_minus_no_double == pytest.approx(dt - nd, abs=1e-12)
 
 
+def test_nply_bot_cube_rollout_defaults_to_its_nply_cube(net):
+    # the last-roll position of fastbg.rollout_cube's docstring: exact over 36 trials
+    # whatever the cube strategies do after the decision (the game ends within two plies)
+    r = fastbg.rollout_cube("AQAAKAAAAAAAAA", trials=36, bot="gnubg-1ply")
+    assert r.settings["cube"] == ["gnubg-1ply-janowski"] * 2
+    assert (round(r.no_double * 36, 9), round(r.double_take * 36, 9), r.action) == (
+        14.0, 28.0, "double, take")
+
+
 def test_cube_rollout_match_and_errors():
     b = board({3: 1, 2: 1}, {1: 1})
     r = fastbg.rollout_cube(b, rules=fastbg.MatchRules(5), trials=36, bot="pubeval",

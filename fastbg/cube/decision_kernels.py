@@ -232,6 +232,13 @@ def _probs_call_function(plug, board, p):
         def call(plug, board, p):
             plug(board, p)
         return call
+    if isinstance(plug, types.Array):
+        # the board's probabilities computed beforehand (float64[5]): a batch evaluator's
+        # row, :func:`fastbg.sim.game_kernels.lockstep_cube_rows`
+        def copy(plug, board, p):
+            for i in range(p.shape[0]):
+                p[i] = plug[i]
+        return copy
     return None
 
 

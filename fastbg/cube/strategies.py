@@ -34,9 +34,10 @@ class JanowskiCube:
     name: str = "janowski"
 
     def __post_init__(self):
-        if not (hasattr(self.probs, "py_func") or is_kernel_net(self.probs)):
-            raise TypeError("JanowskiCube needs a numba @njit function probs(board, out) "
-                            "or a GnubgNet")
+        if not (hasattr(self.probs, "py_func") or is_kernel_net(self.probs)
+                or is_batch_evaluator(self.probs)):
+            raise TypeError("JanowskiCube needs a numba @njit function probs(board, out), "
+                            "a GnubgNet or a batch evaluator (GnubgNet.cube(ply=1))")
         if not 0.0 <= float(self.x) <= 1.0:
             raise ValueError(f"cube efficiency x must be in [0, 1], got {self.x!r}")
 
@@ -47,6 +48,13 @@ def is_kernel_net(obj):
     return all(hasattr(obj, a) for a in ("arrays", "bearoff", "probs_kernel"))
 
 
+def is_batch_evaluator(obj):
+    """True for an evaluator called from Python on a batch of boards between rounds of
+    lock-step games: it has ``batch_probabilities(boards (m, 26)) -> (m, 5)`` (the n-ply
+    networks of ``GnubgNet.cube(ply=n)``)."""
+    return callable(getattr(obj, "batch_probabilities", None))
+
+
 class ResolvedCube(NamedTuple):
     """A cube strategy as the game kernels see it."""
     code: int            # CUBE_NEVER, CUBE_RACE or CUBE_JANOWSKI (decision_kernels)
@@ -54,6 +62,7 @@ class ResolvedCube(NamedTuple):
     x: float             # cube efficiency (0 for the built-in strategies)
     name: str
     net: object = None   # the JanowskiCube's GnubgNet (then probs is None)
+    batch: object = None  # its batch evaluator's batch_probabilities (then probs is None)
 
 
 def resolve(strategy):
@@ -65,6 +74,9 @@ def resolve(strategy):
         raise ValueError(f"unknown cube strategy {strategy!r}; choose from "
                          f"{', '.join(sorted(BUILTIN))} or a JanowskiCube")
     if isinstance(strategy, JanowskiCube):
+        if is_batch_evaluator(strategy.probs):
+            return ResolvedCube(_cube.CUBE_JANOWSKI, None, float(strategy.x), strategy.name,
+                                batch=strategy.probs.batch_probabilities)
         if is_kernel_net(strategy.probs):
             return ResolvedCube(_cube.CUBE_JANOWSKI, None, float(strategy.x), strategy.name,
                                 strategy.probs)

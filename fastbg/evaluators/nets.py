@@ -436,14 +436,20 @@ class GnubgNet:
             self._probs_kernel = _make_probs_kernel(self.arrays, self.bearoff)
         return self._probs_kernel
 
-    def cube(self, x=0.68):
+    def cube(self, x=0.68, ply=0):
         """A :class:`fastbg.JanowskiCube` cube strategy on this net's cubeless
-        probabilities, with cube efficiency ``x`` (gnubg uses about 0.68 in contact).
+        probabilities at ``ply``, with cube efficiency ``x`` (gnubg uses about 0.68 in
+        contact).
 
-        The game kernels evaluate the net with their own network code, cached on disk
-        like the gnubg bot's; lock-step runs use :meth:`probs_kernel`."""
+        At 0-ply the game kernels evaluate the net with their own network code, cached on
+        disk like the gnubg bot's (lock-step runs use :meth:`probs_kernel`). At ply >= 1
+        the n-ply search runs on each batch of positions where a double may come, between
+        the rounds of games played in lock-step (:class:`NplyProbs`): the cube of the n-ply
+        bots ("gnubg-1ply" ...)."""
         from fastbg.cube.strategies import JanowskiCube
-        return JanowskiCube(self, x=x, name="gnubg-janowski")
+        if check_ply(ply) == 0:
+            return JanowskiCube(self, x=x, name="gnubg-janowski")
+        return JanowskiCube(NplyProbs(self, ply), x=x, name=f"gnubg-{ply}ply-janowski")
 
 
 _LOCAL = threading.local()
@@ -473,6 +479,18 @@ def _make_probs_kernel(arrays, bearoff):
         evaluate(board, net, tabs, scr, out)
 
     return probs
+
+
+@dataclass(frozen=True, eq=False)
+class NplyProbs:
+    """GNU Backgammon's n-ply cubeless probabilities of ``net`` as a batch evaluator (the
+    probabilities of a JanowskiCube of ``GnubgNet.cube(ply=ply)``)."""
+    net: GnubgNet
+    ply: int
+
+    def batch_probabilities(self, boards):
+        """(m, 5) probabilities at ``ply`` of boards (m, 26), player on roll."""
+        return self.net.probabilities(boards, ply=self.ply)
 
 
 @dataclass(frozen=True, eq=False)

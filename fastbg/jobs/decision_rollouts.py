@@ -646,12 +646,14 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
 
 def _default_cube(bot):
     """The cube strategies that go with ``bot``: gnubg's networks (Janowski on their
-    probabilities) for the gnubg bot, else "race"."""
-    from fastbg.sim.bots import gnubg_net_of
-    net = gnubg_net_of(bot) if isinstance(bot, str) and bot.strip().lower() == "gnubg" else None
-    if net is None:
+    probabilities, at the bot's ply: "gnubg-1ply" doubles on 1-ply) for the gnubg bots,
+    else "race"."""
+    from fastbg.sim.bots import NPLY_BOTS, gnubg_net_of
+    name = bot.strip().lower() if isinstance(bot, str) else None
+    if name != "gnubg" and name not in NPLY_BOTS:
         return ("race", "race")
-    strategy = net.cube()
+    net = gnubg_net_of("gnubg")
+    strategy = net.cube(ply=NPLY_BOTS.get(name, 0))
     return (strategy, strategy)
 
 

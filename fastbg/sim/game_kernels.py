@@ -627,36 +627,55 @@ def lockstep_start(seed, game0, gcfg, start_board, cfg, boards, side, d1, d2, va
 def lockstep_cube(gcfg, cubes, live, boards, side, ply, value, owner, turned, alive, outcome,
                   cube_out):
     """The cube phase of every live game (before its roll); ends games with a drop."""
-    cfg, strat, xeff, met_pre, met_post = (cubes.cfg, cubes.strategies, cubes.efficiencies,
-                                           cubes.met_pre, cubes.met_post)
     cplug0, cplug1 = cubes.plugin0, cubes.plugin1
-    opens = no_cube_at_ply0(gcfg)
     for j in prange(live.shape[0]):
-        g = live[j]
-        if ply[g] == 0 and opens:
-            continue
         probs = np.zeros(5)
-        v, o, tr, over, w, pts = _cube.cube_phase(
-            cfg, strat, xeff, met_pre, met_post, side[g], boards[g], value[g], owner[g],
-            turned[g], gcfg[G_AWAY0], gcfg[G_AWAY1], gcfg[G_CRAWFORD_GAME] != 0,
-            gcfg[G_CRAWFORD_AFTER] != 0, cplug0, cplug1, probs)
-        if over and w == _cube.OVERFLOW:
-            alive[g] = False
-            outcome[g, 0] = side[g]
-            outcome[g, 2] = ply[g]
-            outcome[g, 4] = ERR_CUBE_OVERFLOW
-            continue
-        value[g] = v
-        owner[g] = o
-        turned[g] = tr
-        if over:
-            alive[g] = False
-            outcome[g, 0] = w
-            outcome[g, 1] = 1
-            outcome[g, 2] = ply[g]
-            cube_out[g, 0] = v
-            cube_out[g, 1] = 1
-            cube_out[g, 2] = pts
+        _lockstep_cube_one(gcfg, cubes.cfg, cubes.strategies, cubes.efficiencies,
+                           cubes.met_pre, cubes.met_post, live[j], boards, side, ply, value,
+                           owner, turned, alive, outcome, cube_out, cplug0, cplug1, probs)
+
+
+@njit(parallel=True, cache=True)
+def lockstep_cube_rows(gcfg, cubes, live, boards, side, ply, value, owner, turned, alive,
+                       outcome, cube_out, rows0, rows1):
+    """:func:`lockstep_cube` for strategies whose probabilities were computed beforehand
+    from Python (batch evaluators, e.g. the n-ply networks): rows0[j] / rows1[j] (float64,
+    (len(live), 5)) are player 0's / player 1's cubeless probabilities of game live[j]'s
+    board (its player on roll's view); unused rows may hold anything."""
+    for j in prange(live.shape[0]):
+        probs = np.zeros(5)
+        _lockstep_cube_one(gcfg, cubes.cfg, cubes.strategies, cubes.efficiencies,
+                           cubes.met_pre, cubes.met_post, live[j], boards, side, ply, value,
+                           owner, turned, alive, outcome, cube_out, rows0[j], rows1[j], probs)
+
+
+@njit(**HOT)
+def _lockstep_cube_one(gcfg, cfg, strat, xeff, met_pre, met_post, g, boards, side, ply, value,
+                       owner, turned, alive, outcome, cube_out, plug0, plug1, probs):
+    """The cube phase of lock-step game ``g`` with the two players' probability plug-ins."""
+    if ply[g] == 0 and no_cube_at_ply0(gcfg):
+        return
+    v, o, tr, over, w, pts = _cube.cube_phase(
+        cfg, strat, xeff, met_pre, met_post, side[g], boards[g], value[g], owner[g],
+        turned[g], gcfg[G_AWAY0], gcfg[G_AWAY1], gcfg[G_CRAWFORD_GAME] != 0,
+        gcfg[G_CRAWFORD_AFTER] != 0, plug0, plug1, probs)
+    if over and w == _cube.OVERFLOW:
+        alive[g] = False
+        outcome[g, 0] = side[g]
+        outcome[g, 2] = ply[g]
+        outcome[g, 4] = ERR_CUBE_OVERFLOW
+        return
+    value[g] = v
+    owner[g] = o
+    turned[g] = tr
+    if over:
+        alive[g] = False
+        outcome[g, 0] = w
+        outcome[g, 1] = 1
+        outcome[g, 2] = ply[g]
+        cube_out[g, 0] = v
+        cube_out[g, 1] = 1
+        cube_out[g, 2] = pts
 
 
 @njit(**HOT)

@@ -20,6 +20,7 @@ import numpy as np
 
 from fastbg import journal as _journal
 from fastbg.constants import BOARD_SIZE
+from fastbg.cube import decision_kernels as _kcube
 from fastbg.cube.rules import rules_dict
 from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.parallel import run_spans, threads as _threads
@@ -368,8 +369,13 @@ def _lockstep_chunk(st, game0, rows):
     while True:
         live = np.flatnonzero(alive)
         if live.size and st.cube_on:
-            _play.lockstep_cube(st.gcfg, st.cubes, live, boards, side, ply, value, owner,
-                                turned, alive, outcome, cube_out)
+            if st.cube_batch is None:
+                _play.lockstep_cube(st.gcfg, st.cubes, live, boards, side, ply, value, owner,
+                                    turned, alive, outcome, cube_out)
+            else:
+                rows0, rows1 = _cube_rows(st, live, boards, side, ply, value, owner)
+                _play.lockstep_cube_rows(st.gcfg, st.cubes, live, boards, side, ply, value,
+                                         owner, turned, alive, outcome, cube_out, rows0, rows1)
             live = np.flatnonzero(alive)
         if live.size == 0:
             break
@@ -393,6 +399,34 @@ def _lockstep_chunk(st, game0, rows):
                              cfg, value, turned, outcome, cube_out)
     if final.shape[0] == n:
         final[:] = boards
+
+
+def _cube_rows(st, live, boards, side, ply, value, owner):
+    """Each player's cube probabilities (float64 (len(live), 5)) of the live games' boards
+    where the player on roll may double (the cube phase reads no others): the batch cube
+    strategies' evaluations for :func:`fastbg.sim.game_kernels.lockstep_cube_rows`."""
+    m = live.size
+    rows = [np.zeros((m, 5)), np.zeros((m, 5))]
+    if st.gcfg[_play.G_CRAWFORD_GAME]:
+        return rows
+    max_cube = st.cubes.cfg[_kcube.C_MAX_CUBE]
+    may = (owner[live] < 0) | (owner[live] == side[live])
+    if max_cube >= 0:
+        may &= 2 * value[live] <= max_cube
+    if _play.no_cube_at_ply0(st.gcfg):
+        may &= ply[live] > 0
+    where = np.flatnonzero(may)
+    if where.size:
+        b = np.ascontiguousarray(boards[live[where]])
+        for s, evaluate in enumerate(st.cube_batch):
+            if evaluate is not None:
+                p = np.asarray(evaluate(b), np.float64)
+                if p.shape != (where.size, 5) or not np.all(np.isfinite(p)):
+                    raise BotError(f"the cube strategy of player {s} returned probabilities "
+                                   f"of shape {p.shape} (or not finite) for {where.size} "
+                                   "positions: it must give (m, 5) finite values")
+                rows[s][where] = p
+    return rows
 
 
 def _evaluate_pending(evaluate, s, live, side, res, off, choice, game0, where=True):

@@ -116,7 +116,8 @@ def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), se
     st = job_setup(bots=bots, seed=seed, threads=threads, opening=opening, rules=rules,
                    cube=cube)
     if st.lockstep:
-        raise ValueError("play_matches runs inside numba: use built-in or ScorerBot bots")
+        raise ValueError("play_matches runs inside numba: use built-in or ScorerBot bots, "
+                         "and cube strategies that run there (not GnubgNet.cube(ply=n >= 1))")
     settings = {"matches": n, "length": length, "bots": list(st.names), "seed": int(st.seed),
                 "match_offset": match_offset, "opening": opening, "rules": rules.to_dict(),
                 "cube": st.rules_text}

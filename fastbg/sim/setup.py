@@ -40,6 +40,8 @@ class JobSetup:
     nets        : per side, the GnubgNet a gnubg bot plays with, or None
     late_ply    : from this ply on the ``late_evaluators`` choose (-1: no switch)
     late_evaluators : per side, the scoring function of the bot that takes over
+    cube_batch  : with a batch cube strategy, per player the function giving the cube's
+                  probabilities of a batch of boards (None for "never" / "race"), else None
     gcfg        : int64 game settings vector (``game_kernels.G_*``)
     start_board : int8[26], the first position (the start when none was given)
     rot         : int64 (r, 36) quasi-random dice permutations, r = 0 when off
@@ -61,11 +63,13 @@ class JobSetup:
     rules_text: str
     late_ply: int = -1
     late_evaluators: tuple = (None, None)
+    cube_batch: tuple = None
 
     @property
     def lockstep(self):
-        """True when a Python evaluator plays: games then advance one ply per round."""
-        return any(e is not None for e in self.evaluators)
+        """True when a Python evaluator plays, or decides the cube (``cube_batch``): games
+        then advance one ply per round."""
+        return self.cube_batch is not None or any(e is not None for e in self.evaluators)
 
     @property
     def cube_on(self):
@@ -116,15 +120,6 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         raise ValueError(f"bots is a pair of bots, got {bots!r}")
     resolved = [_bots.resolve(b) for b in bots]
     nets = tuple(_bots.gnubg_net_of(b) for b in bots)
-    late_ply, late_evaluators, late_names = _late_bots(late)
-    if late_ply >= 0:               # both phases score batches in lock-step
-        resolved = [r._replace(code=_bots.EVALUATOR, evaluator=e)
-                    for r, e in zip(resolved, _batch_scorers(resolved, nets))]
-    elif any(r.evaluator is not None for r in resolved):
-        # Lock-step games: a gnubg bot scores its candidates in the networks' batch kernel
-        # (the same choice, bit for bit), so the round's kernels compile without them.
-        resolved = [r._replace(code=_bots.EVALUATOR, evaluator=net.scores_rows)
-                    if net is not None else r for r, net in zip(resolved, nets)]
     cfg = _cube_config(rules)
     if cube is None:
         cube = ("never", "never")
@@ -133,6 +128,17 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
     cubes = [_cubes.resolve(c) for c in cube]
     if rules is None and any(c.code != _kcube.CUBE_NEVER for c in cubes):
         raise ValueError("cube strategies need rules (MoneyRules(...) or MatchRules(...))")
+    # a batch cube strategy (the n-ply networks) is evaluated between lock-step rounds
+    batch_cube = rules is not None and any(c.batch is not None for c in cubes)
+    late_ply, late_evaluators, late_names = _late_bots(late)
+    if late_ply >= 0:               # both phases score batches in lock-step
+        resolved = [r._replace(code=_bots.EVALUATOR, evaluator=e)
+                    for r, e in zip(resolved, _batch_scorers(resolved, nets))]
+    elif batch_cube or any(r.evaluator is not None for r in resolved):
+        # Lock-step games: a gnubg bot scores its candidates in the networks' batch kernel
+        # (the same choice, bit for bit), so the round's kernels compile without them.
+        resolved = [r._replace(code=_bots.EVALUATOR, evaluator=net.scores_rows)
+                    if net is not None else r for r, net in zip(resolved, nets)]
     start_board, start_side, use_start = _parse_start(start)
     away0, away1, craw, craw_after = _match_state(rules, score, crawford_game)
     truncate = check_int("truncate", truncate, 0, MAX_PLIES, none=True)
@@ -153,7 +159,7 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
     gcfg[_play.G_NO_FIRST_CUBE] = not first_cube
     point, extra = _bots.pubeval_tables()
     gnet, gbo = _bots.gnubg_tables(bots)
-    lockstep = any(r.evaluator is not None for r in resolved)
+    lockstep = batch_cube or any(r.evaluator is not None for r in resolved)
     if lockstep:
         gnet = gbo = None
     plugs, gnet, gbo = _cube_plugs(cubes, lockstep, gnet, gbo)
@@ -171,6 +177,7 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
              else np.zeros((0, 36), np.int64)),
         n_threads=resolve_threads(threads), rules=rules,
         rules_text="cubeless" if rules is None else f"{rules!r}, cube {cubes[0].name}/{cubes[1].name}",
+        cube_batch=_cube_batch(cubes, plugs) if batch_cube else None,
         late_ply=late_ply, late_evaluators=late_evaluators)
 
 
@@ -182,7 +189,9 @@ def _cube_plugs(cubes, lockstep, gnet, gbo):
     back to the net's plug-in (compiled once per process)."""
     plugs = []
     for c in cubes:
-        if c.net is None:
+        if c.batch is not None:
+            plugs.append(None)               # its rows come with the call (lockstep_cube_rows)
+        elif c.net is None:
             plugs.append(c.probs)
         elif not lockstep and (gnet is None or gnet is c.net.arrays):
             gnet, gbo = c.net.arrays, c.net.bearoff
@@ -190,6 +199,33 @@ def _cube_plugs(cubes, lockstep, gnet, gbo):
         else:
             plugs.append(c.net.probs_kernel())
     return plugs, gnet, gbo
+
+
+def _cube_batch(cubes, plugs):
+    """Per player, a function giving the cubeless probabilities of a batch of boards (m,
+    26) -> (m, 5) for a run with a batch cube strategy (its lock-step rounds compute them
+    before each cube phase): the batch evaluator, a net's own batch evaluation, a numba
+    plug-in board by board, or None for "never" and "race" (they need none)."""
+    out = []
+    for c, plug in zip(cubes, plugs):
+        if c.batch is not None:
+            out.append(c.batch)
+        elif c.net is not None:
+            out.append(c.net.probabilities)
+        elif plug is not None:
+            out.append(_plugin_rows(plug))
+        else:
+            out.append(None)
+    return tuple(out)
+
+
+def _plugin_rows(probs):
+    def rows(boards):
+        out = np.zeros((boards.shape[0], 5))
+        for i in range(boards.shape[0]):
+            probs(boards[i], out[i])
+        return out
+    return rows
 
 
 def ready_cube_plugins(cubes):

@@ -112,6 +112,8 @@ def _probs(strategy, board):
     b = np.array(board, np.int8)
     if isinstance(strategy.probs, GnubgNet):              # its own batch evaluation
         return np.asarray(strategy.probs(b), np.float64)
+    if hasattr(strategy.probs, "batch_probabilities"):    # e.g. the n-ply networks
+        return np.asarray(strategy.probs.batch_probabilities(b[None]), np.float64)[0]
     out = np.zeros(5)
     strategy.probs(b, out)
     return out
