@@ -27,6 +27,8 @@ from fastbg.evaluators.nets import gnubg_net, GnubgNet
 from fastbg.analysis.hints import hint, hint_batch, Hint, Candidate
 from fastbg.analysis.cube_actions import cube_decision, cube_decisions, CubeDecision
 from fastbg.files.mat import write_mat, read_mat
+from fastbg.jobs.review import (analyse, Analysis, MoveAnalysis, CubeAnalysis,
+                                PlayerAnalysis)
 from fastbg.jobs.tournaments import tournament, TournamentResults, TournamentFileError, pair_seed
 from fastbg import cube, evaluators
 from fastbg.cube import met
@@ -52,4 +54,5 @@ __all__ = [
     "cube_decision", "cube_decisions", "CubeDecision",
     "rollout_moves", "rollout_cube", "MoveRollout", "MoveRolloutRow", "CubeRollout",
     "rollout_many", "ManyRollouts", "read_positions",
+    "analyse", "Analysis", "MoveAnalysis", "CubeAnalysis", "PlayerAnalysis",
 ]
