@@ -28,6 +28,8 @@ from fastbg.analysis.hints import hint, hint_batch, Hint, Candidate
 from fastbg.analysis.cube_actions import cube_decision, cube_decisions, CubeDecision
 from fastbg.files.mat import write_mat, read_mat
 from fastbg.files.sgf import write_sgf, read_sgf
+from fastbg.jobs.review import (analyse, Analysis, MoveAnalysis, CubeAnalysis,
+                                PlayerAnalysis)
 from fastbg.jobs.tournaments import tournament, TournamentResults, TournamentFileError, pair_seed
 from fastbg import cube, evaluators
 from fastbg.cube import met
@@ -54,4 +56,5 @@ __all__ = [
     "cube_decision", "cube_decisions", "CubeDecision",
     "rollout_moves", "rollout_cube", "MoveRollout", "MoveRolloutRow", "CubeRollout",
     "rollout_many", "ManyRollouts", "read_positions",
+    "analyse", "Analysis", "MoveAnalysis", "CubeAnalysis", "PlayerAnalysis",
 ]

@@ -781,3 +781,43 @@ def eval_command(position, ply, match_length, score_text, cube_value, owner, cra
 
 if __name__ == "__main__":
     main()
+
+
+@main.command("analyse")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--ply", default=0, show_default=True, type=click.IntRange(0, 3),
+              help="Look-ahead of the move and cube evaluations.")
+@click.option("--weights", type=click.Path(exists=True),
+              help="A weights file (e.g. GNU Backgammon's gnubg.weights) for the network.")
+@click.option("--worst", default=10, show_default=True, type=click.IntRange(0),
+              help="How many of the costliest decisions to list.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
+              help="Also write the whole analysis (every move and cube decision) as JSON.")
+def analyse_command(path, ply, weights, worst, json_path):
+    """Analyse every decision of the match in PATH (a Jellyfish .mat file, or .sgf where
+    fastbg reads them) as GNU Backgammon's "analyse match" does: per-player error totals
+    and rates, luck, the luck-adjusted result, a PR figure, and the worst decisions with
+    their Position IDs (docs/analysis.md).
+
+    \b
+    fastbg analyse match.mat --ply 0 --json analysis.json
+    """
+    import fastbg
+    try:
+        if path.lower().endswith(".sgf"):
+            reader = getattr(fastbg, "read_sgf", None)
+            if reader is None:
+                raise click.ClickException("this fastbg reads no .sgf files yet: export the "
+                                           "match as .mat (GNU Backgammon: export match mat)")
+            record = reader(path)
+        else:
+            record = fastbg.read_mat(path)
+        net = fastbg.gnubg_net(path=weights) if weights else None
+        a = fastbg.analyse(record, ply=ply, net=net)
+    except click.ClickException:
+        raise
+    except (ValueError, TypeError, OSError, ImportError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"{path}: {exc}") from None
+    click.echo(a.table(worst=worst))
+    if json_path:
+        a.save(json_path)

@@ -174,3 +174,18 @@ def test_eval_bad_input(args, fragment):
     assert res.exit_code != 0
     assert fragment in res.output
     assert "Traceback" not in res.output
+
+
+def test_analyse_report_and_bad_files(tmp_path):
+    import os
+    import fastbg
+    sample = os.path.join(os.path.dirname(__file__), "data", "gnubg-3pt-seed7.mat")
+    out = tmp_path / "a.json"
+    r = run("analyse", sample, "--json", str(out))
+    assert r.exit_code == 0, r.output
+    assert "Error total EMG" in r.output and "Luck adjusted result" in r.output
+    assert fastbg.Analysis.load(out).length == 3
+    bad = tmp_path / "bad.mat"
+    bad.write_text("junk\n")
+    r = run("analyse", str(bad))
+    assert r.exit_code == 1 and "Traceback" not in r.output and "bad.mat" in r.output

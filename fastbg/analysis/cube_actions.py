@@ -30,7 +30,7 @@ from fastbg.evaluators.nets import gnubg_net
 from fastbg.evaluators.search import check_ply
 from fastbg.position.board import pip_counts, validate
 from fastbg.position.ids import BOTTOM, ON_ROLL, OPPONENT, read_position
-from fastbg.validation import check_int
+from fastbg.validation import check_choice, check_int
 
 # gnubg's EvalEfficiency (eval.c) and its parameters: rOSCubeX and rTSCubeX for the
 # one- and two-sided bear-off, rRaceFactorX, rRaceCoefficientX, rRaceMin, rRaceMax for
@@ -43,6 +43,16 @@ X_RACE_MIN = 0.6
 X_RACE_MAX = 0.7
 X_CRASHED = 0.68
 X_CONTACT = 0.68
+# Cube efficiencies by source: "eval.c" the defaults above (GNU Backgammon's eval.c as
+# published, what cube_decision uses); "gnubg-1.1" those GNU Backgammon 1.1.0a16 (the PyPI
+# package) evaluates with, measured from its 0-ply cube analyses of 400 positions
+# (docs/analysis.md section 4): contact and crashed 0.76, race 0.6 + 0.0025 x pips
+# (0.6 at the least; the largest race seen, 79 pips, gave 0.7975, the cap of 0.8 assumed),
+# one-sided bear-off 0.6. (contact, crashed, race coefficient, race factor, race min, race
+# max, bear-off)
+EFFICIENCIES = {"eval.c": (X_CONTACT, X_CRASHED, X_RACE_COEFFICIENT, X_RACE_FACTOR,
+                           X_RACE_MIN, X_RACE_MAX, X_BEAROFF),
+                "gnubg-1.1": (0.76, 0.76, 0.6, 0.0025, 0.6, 0.8, 0.6)}
 
 # gnubg isOptional: a double that gains at most this much is "optional".
 OPTIONAL = 1e-5
@@ -63,7 +73,7 @@ def _class_of(board, gb):
     return int(_nk.classify(gb, _bo.BINOM))
 
 
-def cube_efficiency(board):
+def cube_efficiency(board, source="eval.c"):
     """GNU Backgammon's cube efficiency ``x`` of a position, player on roll (its
     ``EvalEfficiency``, the x of its 0-ply cubeful evaluation).
 
@@ -72,28 +82,33 @@ def cube_efficiency(board):
     of the player on roll, clamped to 0.6..0.7 (40 pips or fewer give 0.6, 120 or more 0.7);
     crashed and contact 0.68. A float, or an array for a batch of boards.
 
+    ``source`` picks the parameters (:data:`EFFICIENCIES`): "eval.c" (default, the values
+    above) or "gnubg-1.1" (those GNU Backgammon 1.1 evaluates with).
+
     >>> import fastbg
     >>> cube_efficiency(fastbg.START)
     0.68
     """
+    params = EFFICIENCIES[check_choice("source", source, tuple(EFFICIENCIES))]
     b = validate(board)
     rows = b.reshape(-1, BOARD_SIZE)
     gb = np.zeros((2, 25), np.int64)
     out = np.empty(rows.shape[0])
     for i, row in enumerate(rows):
-        out[i] = _efficiency(row, _class_of(row, gb))
+        out[i] = _efficiency(row, _class_of(row, gb), params)
     return float(out[0]) if b.ndim == 1 else out
 
 
-def _efficiency(board, pc):
+def _efficiency(board, pc, params=EFFICIENCIES["eval.c"]):
+    contact, crashed, coefficient, factor, lo, hi, bearoff = params
     if pc == _nk.C_OVER:
         return 0.0
     if pc in (_nk.C_BEAROFF1, _nk.C_BEAROFF2):
-        return X_BEAROFF
+        return bearoff
     if pc == _nk.C_RACE:
         pips = pip_counts(board)[0]
-        return min(X_RACE_MAX, max(X_RACE_MIN, pips * X_RACE_FACTOR + X_RACE_COEFFICIENT))
-    return X_CRASHED if pc == _nk.C_CRASHED else X_CONTACT
+        return min(hi, max(lo, pips * factor + coefficient))
+    return crashed if pc == _nk.C_CRASHED else contact
 
 
 # ------------------------------------------------------------------ the result

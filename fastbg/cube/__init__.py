@@ -9,5 +9,6 @@ See docs/cube.md.
 from fastbg.cube.formulas import (  # noqa: F401  (the cube maths, as fastbg.cube.X)
     CENTRED, OWNED, UNAVAILABLE, average_win_loss, cash_point_money, cube_decision_match,
     cube_decision_money, cubeless_equity, dead_cube_level, eight_nine_twelve, emg_to_mwc,
-    gammon_values, janowski_equity, janowski_mwc, keith_count, keith_decision, mwc_cubeless,
-    mwc_to_emg, take_point_match, take_point_money, thorp_count, thorp_decision)
+    gammon_values, janowski_equity, janowski_mwc, janowski_mwc_rows, keith_count,
+    keith_decision, mwc_cubeless, mwc_to_emg, take_point_match, take_point_money, thorp_count,
+    thorp_decision)

@@ -484,6 +484,69 @@ def janowski_mwc(p, away0, away1, x, cube=1, cube_owner=CENTRED, crawford=False,
     return dead * (1.0 - x) + live * x
 
 
+def janowski_mwc_rows(p, away0, away1, x, cube=1, cube_owner=CENTRED, crawford=False,
+                      met=None):
+    """:func:`janowski_mwc` of many probability rows at one score and cube state.
+
+    p: ``(n, 5)`` probabilities of player 0 (on roll); x: one cube efficiency or ``n`` of
+    them. Returns float64 ``(n,)``: the same numbers as :func:`janowski_mwc` row by row
+    (the same operations on arrays: the gammon ratios are the only per-row inputs of the
+    cash points), about 300 times faster on a thousand rows.
+    """
+    a = _probs(p)
+    if a.ndim != 2:
+        raise ValueError(f"janowski_mwc_rows takes probabilities of shape (n, 5), got {a.shape}")
+    a0, a1 = _aways(away0, away1)
+    c, owner = _cube(cube), _owner(cube_owner)
+    _check_crawford(a0, a1, crawford)
+    xs = np.broadcast_to(np.asarray(x, dtype=np.float64), (a.shape[0],))
+    if not np.all((xs >= 0.0) & (xs <= 1.0)):
+        raise ValueError("cube efficiency x must lie in 0..1")
+    w, wg, wbg, lg, lbg = a.T
+    outcomes = ((w - wg, c), (wg - wbg, 2 * c), (wbg, 3 * c),
+                (1.0 - w - lg, -c), (lg - lbg, -2 * c), (lbg, -3 * c))
+    dead = np.zeros(a.shape[0])
+    for q, pts in outcomes:
+        dead += np.where(q != 0.0, q, 0.0) * _mwc(a0, a1, pts, met)
+    if not _do_cubeful(a0, a1, c, crawford):
+        return dead
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g0 = np.where(w > 0.0, (wg - wbg) / w, 0.0)
+        b0 = np.where(w > 0.0, wbg / w, 0.0)
+        g1 = np.where(w < 1.0, (lg - lbg) / (1.0 - w), 0.0)
+        b1 = np.where(w < 1.0, lbg / (1.0 - w), 0.0)
+        pts = _Points(a0, a1, c, (g0, g1), (b0, b1), met)
+        cp0, cp1 = pts.live_cps()
+        cash, opp_cash = pts.m(0, c), pts.m(0, -c)
+        win_all = pts.weighted(0, 0, c)
+        lose_all = pts.weighted(0, 1, c)
+        tg = np.broadcast_to(cp0, w.shape).astype(np.float64)
+        opp_tg = np.broadcast_to(1.0 - cp1, w.shape).astype(np.float64)
+        if owner == OWNED:
+            opp_tg = np.zeros_like(w)
+        elif owner == UNAVAILABLE:
+            tg = np.ones_like(w)
+        pw = w
+        # the branches of janowski_mwc, tried in its order
+        conds, values = [], []
+        if owner != OWNED:
+            conds.append(pw <= opp_tg)
+            values.append(np.where(opp_tg > 0.0,
+                                   lose_all + (opp_cash - lose_all) * pw / opp_tg, lose_all))
+        if owner == CENTRED:
+            conds.append(pw < tg)
+            values.append(opp_cash + (cash - opp_cash) * (pw - opp_tg) / (tg - opp_tg))
+        if owner == OWNED:
+            conds.append(pw <= tg)
+            values.append(np.where(tg > 0.0, lose_all + (cash - lose_all) * pw / tg, lose_all))
+        if owner == UNAVAILABLE:
+            conds.append(np.ones(w.shape, bool))
+            values.append(opp_cash + (win_all - opp_cash) * (pw - opp_tg) / (1.0 - opp_tg))
+        other = np.where(tg < 1.0, cash + (win_all - cash) * (pw - tg) / (1.0 - tg), win_all)
+        live = np.select(conds, values, other)
+    return dead * (1.0 - xs) + live * xs
+
+
 def cube_decision_match(p, away0, away1, x, cube=1, owner=CENTRED, met=None):
     """Match cube decision for player 0 (on roll), comparing cubeful MWCs (gnubg style).
 
