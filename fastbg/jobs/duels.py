@@ -136,7 +136,8 @@ def _choose(st, game0, s, games, boards, side, ply, res, off, dice):
     _play.lockstep_choose(st.seed, game0, games, ply, side, st.bots, boards, res, off,
                           n_tasks, choice)
     if st.evaluators[s] is not None:
-        _evaluate_pending(st.evaluators[s], s, games, side, res, off, choice, game0)
+        _evaluate_pending(st.evaluators[s], s, games, side, res, off, choice, game0,
+                          boards=boards, dice=dice)
     return choice
 
 
@@ -158,7 +159,8 @@ def _roll_values(st, game0, boards, side, ply, luck):
                           n_tasks, choice)
     for s in (0, 1):
         if st.evaluators[s] is not None:
-            _evaluate_pending(st.evaluators[s], s, games21, side21, res, off, choice, game0)
+            _evaluate_pending(st.evaluators[s], s, games21, side21, res, off, choice, game0,
+                              boards=b21, dice=d21)
     if (choice < 0).any():
         raise _bot_error(st, side21[choice < 0][0])
     chosen = res[off[:-1] + choice]
