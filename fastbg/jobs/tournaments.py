@@ -331,7 +331,7 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
                    boards -> probabilities): each pair also reports its luck-adjusted points
                    per game, points minus the luck of every roll as the evaluator sees it
                    (:mod:`fastbg.jobs.duels`), with a 95% interval and how much narrower
-                   it is than the plain one (docs/tournaments.md section 8). Money games
+                   it is than the plain one (docs/tournaments.md section 1). Money games
                    only; turns ``speed`` on.
     speed        : play in lock-step and time each bot's choices: every pair and bot then
                    reports decisions per second (moves chosen among two or more, per second

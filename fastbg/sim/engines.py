@@ -2,7 +2,7 @@
 
 Both are optional extras and play like any :class:`fastbg.EvaluatorBot`, in lock-step:
 one call per round for every live game where the bot is to move (docs/tournaments.md
-section 9). Each is given the boards before the move and the dice, asks its engine for
+section 3). Each is given the boards before the move and the dice, asks its engine for
 the move, and plays it; every move an engine returns must be one of fastbg's distinct
 legal results for that board and dice, or the run stops with an :class:`EngineError`
 naming the engine, the Position ID and the dice.
