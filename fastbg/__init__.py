@@ -15,6 +15,7 @@ from fastbg.parallel import threads
 from fastbg.distributed import RayCluster
 from fastbg.sim.bots import ScorerBot, EvaluatorBot
 from fastbg.sim.games import play, BotError
+from fastbg.sim.engines import EngineError, bgsage_bot, gnubg_app_bot
 from fastbg.sim.matches import play_matches
 from fastbg.sim.results import GameResults, MatchResults
 from fastbg.sim.records import Action, GameRecord, MatchRecord, RecordError, money_session
@@ -57,4 +58,5 @@ __all__ = [
     "rollout_moves", "rollout_cube", "MoveRollout", "MoveRolloutRow", "CubeRollout",
     "rollout_many", "ManyRollouts", "read_positions",
     "analyse", "Analysis", "MoveAnalysis", "CubeAnalysis", "PlayerAnalysis",
+    "EngineError", "bgsage_bot", "gnubg_app_bot",
 ]

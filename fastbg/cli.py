@@ -548,9 +548,16 @@ def _pair(text, option):
 @main.command("tournament")
 @click.option("--bots", required=True,
               help="Two or more bots, comma-separated: random, pubeval, greedy (gnubg with "
-                   "the gnubg extra).")
+                   "the gnubg extra; bgsage, gnubg-app with those engines).")
 @click.option("--games", default=10_000, show_default=True, type=click.IntRange(1),
               help="Games per pair (matches with --match); even with duplicate play.")
+@click.option("--luck-adjust", "luck_adjust", default=None, metavar="EVALUATOR",
+              help="Also report luck-adjusted points per game, the luck of every roll "
+                   "measured by this evaluator: gnubg or race (money games; slower: each "
+                   "bot also chooses for all 21 rolls).")
+@click.option("--speed/--no-speed", default=None,
+              help="Time every bot's choices and report decisions/s (default: on when a "
+                   "bot plays in lock-step anyway: gnubg-app, bgsage, gnubg-Nply...).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1),
               help="Random seed: the same seed replays the same tournament.")
 @click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
@@ -573,10 +580,10 @@ def _pair(text, option):
               help="Write every pair's games as .mat files GNU Backgammon opens into this "
                    "directory (a money session per pair and seating, a file per match).")
 @_ray_option
-def tournament_command(bots, games, seed, threads, duplicate, money, match_length, cube_text,
-                       jacoby, beavers, raccoons, auto_doubles, triple_on_66, max_cube,
-                       crawford, chunk_size, out_path, resume, json_path, plot_path, progress,
-                       mat_dir, ray_address):
+def tournament_command(bots, games, luck_adjust, speed, seed, threads, duplicate, money,
+                       match_length, cube_text, jacoby, beavers, raccoons, auto_doubles,
+                       triple_on_66, max_cube, crawford, chunk_size, out_path, resume,
+                       json_path, plot_path, progress, mat_dir, ray_address):
     """Play a round robin between bots: ratings, points per game, win and gammon rates.
 
     Every pair plays --games games (cubeless money games by default; --money with the
@@ -590,6 +597,7 @@ def tournament_command(bots, games, seed, threads, duplicate, money, match_lengt
       fastbg tournament --bots random,greedy,pubeval --games 20000
       fastbg tournament --bots greedy,pubeval,gnubg --games 100000 --out t.jsonl --plot t.png
       fastbg tournament --bots greedy,pubeval --match 7 --games 2000 --json -
+      fastbg tournament --bots gnubg-app,bgsage,gnubg,pubeval --games 200 --luck-adjust gnubg
     """
     from fastbg.jobs.tournaments import TournamentResults, check_plot, tournament
     names = [b.strip() for b in bots.split(",")]
@@ -607,13 +615,16 @@ def tournament_command(bots, games, seed, threads, duplicate, money, match_lengt
             check_plot()                 # fail now, not after the games
         rules = _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles,
                        triple_on_66, max_cube, crawford)
+        if speed is None:            # free where a bot plays in lock-step anyway
+            from fastbg.sim.bots import resolve
+            speed = any(resolve(n).evaluator is not None for n in names)
         t0 = time.perf_counter()
         before = _games_saved(TournamentResults, out_path) if resume else 0
         res = tournament(names, games, seed, rules=rules, duplicate=duplicate,
                          cube=cubes.pop() if rules is not None else None,
                          out=out_path, resume=resume, progress=progress,
                          threads=threads, chunk_size=chunk_size, backend=_backend(ray_address),
-                         record=bool(mat_dir))
+                         record=bool(mat_dir), luck_adjust=luck_adjust, speed=speed)
         if mat_dir and res.records is not None:
             written = res.records.write_mat(mat_dir)
     except (ValueError, TypeError, ImportError, FileExistsError, ConnectionError) as exc:

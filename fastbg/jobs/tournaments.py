@@ -57,8 +57,11 @@ from fastbg.cube import strategies as _cubes
 from fastbg.cube.rules import MatchRules, rules_dict
 from fastbg.distributed import resolve_backend
 from fastbg.files.mat import write_mat
+from fastbg.evaluators.nets import GnubgNet
+from fastbg.jobs.duels import duel_chunk, duel_setup
 from fastbg.jobs.plots import check_plot, plot_matrix  # noqa: F401  (check_plot: the CLI's)
 from fastbg.jobs.ratings import elo_ratings
+from fastbg.jobs.rollouts import evaluator_name, resolve_evaluator
 from fastbg.progress import progress_bar
 from fastbg.sim import bots as _bots
 from fastbg.sim.games import play
@@ -76,6 +79,11 @@ _MONEY_STATS = ("games", "points", "points_sq", "wins", "gammons_won", "gammons_
                 "backgammons_won", "backgammons_lost", "plies", "cube", "dropped")
 _MATCH_STATS = ("games", "wins", "match_games")
 _DEAL_STATS = ("deals", "deal_points", "deal_points_sq", "deal_wins", "deal_wins_sq")
+# With luck_adjust: the luck-adjusted points (floats, summed in chunk order), per game and
+# per deal; with speed (or luck_adjust): each bot's decisions and the seconds they took.
+_LUCK_STATS = ("adjusted", "adjusted_sq")
+_DEAL_LUCK_STATS = ("deal_adjusted", "deal_adjusted_sq")
+_SPEED_STATS = ("decisions_first", "decisions_second", "seconds_first", "seconds_second")
 
 
 #: The results file cannot be read or continued (another configuration, or damaged).
@@ -111,7 +119,8 @@ def _schedule(config):
     return [(i, j, c) for c in range(_units(config)[2]) for i, j in _pairs(config)]
 
 
-def _make_config(bots, games, seed, rules, match_length, duplicate, cube, chunk_size):
+def _make_config(bots, games, seed, rules, match_length, duplicate, cube, chunk_size,
+                 luck_adjust=None, speed=False):
     if not isinstance(bots, (list, tuple)) or len(bots) < 2:
         raise ValueError(f"a tournament needs at least two bots, got {bots!r}")
     names = [_bot_name(b) for b in bots]
@@ -149,18 +158,34 @@ def _make_config(bots, games, seed, rules, match_length, duplicate, cube, chunk_
     config = {"bots": names, "games": games, "seed": seed, "duplicate": duplicate,
               "rules": rules_d, "match_length": rules.length if match else None,
               "cube": cube_name, "chunk_size": chunk_size, "fastbg": VERSION}
+    # Added only when set, so that the files of earlier versions still resume.
+    check_flag("speed", speed)
+    if luck_adjust is not None:
+        if match:
+            raise ValueError("luck_adjust measures money points; matches are not adjusted")
+        # a GnubgNet is GNU Backgammon's networks (other weights are named in the docs)
+        config["luck_adjust"] = ("gnubg" if isinstance(luck_adjust, GnubgNet)
+                                 else evaluator_name(luck_adjust))
+    if speed or luck_adjust is not None:
+        config["speed"] = True
     return config, rules, cube
 
 
 # ----------------------------------------------------------------------------- playing
 
-def _play_chunk(config, bots, rules, cube, i, j, start, n, threads):
+def _play_chunk(config, bots, rules, cube, i, j, start, n, threads, luck=None):
     """The stats of deals ``start .. start + n - 1`` of pair (i, j), from bot i's view."""
     seed = pair_seed(config["seed"], i, j)
     seatings = [(bots[i], bots[j])] + ([(bots[j], bots[i])] if config["duplicate"] else [])
     views = []                # per seating: (value from bot i's view, win of bot i, result)
+    duels = []                # per seating, with speed or luck: duel_chunk's dict
     for s, seated in enumerate(seatings):
-        if config["match_length"]:
+        if config.get("speed"):
+            st = duel_setup(seated, seed=seed, threads=threads, rules=rules,
+                            cube=None if rules is None else (cube, cube))
+            duels.append(duel_chunk(st, start, n, luck))
+            r = _DuelGames(duels[-1])
+        elif config["match_length"]:
             r = play_matches(n, config["match_length"], seated, cube=(cube, cube), seed=seed,
                              threads=threads, crawford=rules.crawford, max_cube=rules.max_cube,
                              match_offset=start)
@@ -202,15 +227,46 @@ def _play_chunk(config, bots, rules, cube, i, j, start, n, threads):
             st["deal_points_sq"] = int((deal_value * deal_value).sum())
         st["deal_wins"] = int(deal_wins.sum())
         st["deal_wins_sq"] = int((deal_wins * deal_wins).sum())
+    if duels:
+        st.update(_duel_stats(config, duels))
     return st
 
 
-def _play_scheduled(config, bots, rules, cube, threads, i, j, c):
+class _DuelGames:
+    """duel_chunk's arrays as the attributes _play_chunk reads of GameResults."""
+    partial = False
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+
+
+def _duel_stats(config, duels):
+    """The luck-adjusted and speed stats of a chunk's seatings (bot i first, then bot j
+    first), from bot i's view."""
+    st = {}
+    if config.get("luck_adjust") is not None:
+        adj = [(d["points"] - d["luck"]) * (1.0 if s == 0 else -1.0)
+               for s, d in enumerate(duels)]
+        st["adjusted"] = float(sum(a.sum() for a in adj))
+        st["adjusted_sq"] = float(sum((a * a).sum() for a in adj))
+        if config["duplicate"]:
+            deal = adj[0] + adj[1]
+            st["deal_adjusted"] = float(deal.sum())
+            st["deal_adjusted_sq"] = float((deal * deal).sum())
+    # seat s of seating k is bot i when s == k
+    st["decisions_first"] = sum(int(d["decisions"][k]) for k, d in enumerate(duels))
+    st["decisions_second"] = sum(int(d["decisions"][1 - k]) for k, d in enumerate(duels))
+    st["seconds_first"] = sum(float(d["seconds"][k]) for k, d in enumerate(duels))
+    st["seconds_second"] = sum(float(d["seconds"][1 - k]) for k, d in enumerate(duels))
+    return st
+
+
+def _play_scheduled(config, bots, rules, cube, threads, i, j, c, luck=None):
     """The stats of chunk ``c`` of pair (i, j) (an entry of :func:`_schedule`)."""
     deals, per_chunk, _ = _units(config)
     start = c * per_chunk
     return _play_chunk(config, bots, rules, cube, i, j, start, min(per_chunk, deals - start),
-                       threads)
+                       threads, luck)
 
 
 def _chunk_checker(config):
@@ -252,7 +308,8 @@ def _chunk_record(config, i, j, c, stats):
 
 def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=True, *,
                cube=None, out=None, resume=False, progress=False, threads=None,
-               chunk_size=DEFAULT_CHUNK, backend="local", record=False):
+               chunk_size=DEFAULT_CHUNK, backend="local", record=False, luck_adjust=None,
+               speed=False):
     """Play a round robin between ``bots`` and return :class:`TournamentResults`.
 
     bots         : two or more bots with distinct names (``"random"``, ``"pubeval"``,
@@ -275,6 +332,15 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
                    :class:`fastbg.RayCluster` (docs/cluster.md), bit-identical.
     record       : keep every game's record: ``res.records[(i, j)]`` (a
                    :class:`TournamentRecords`, docs/records.md section 7).
+    luck_adjust  : an evaluator ("gnubg", "race", a :class:`fastbg.GnubgNet` or a function
+                   boards -> probabilities): each pair also reports its luck-adjusted points
+                   per game, points minus the luck of every roll as the evaluator sees it
+                   (:mod:`fastbg.jobs.duels`), with a 95% interval and how much narrower
+                   it is than the plain one (docs/tournaments.md section 1). Money games
+                   only; turns ``speed`` on.
+    speed        : play in lock-step and time each bot's choices: every pair and bot then
+                   reports decisions per second (moves chosen among two or more, per second
+                   of its own calls). The games are the same either way.
     Ctrl-C returns the chunks finished so far with ``partial=True`` (all of them are in
     ``out``); errors leave ``out`` valid too.
 
@@ -283,8 +349,9 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
     True
     """
     config, rules, cube = _make_config(bots, games, seed, rules, match_length, duplicate,
-                                       cube, chunk_size)
+                                       cube, chunk_size, luck_adjust, speed)
     check_flag("record", record)
+    luck = resolve_evaluator(luck_adjust)
     bots = list(bots)
     backend = resolve_backend(backend)
     _dry_run(config, bots, rules, cube, threads)
@@ -300,7 +367,8 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
                        initial=sum(s["games"] for s in chunks.values()))
     partial = False
     try:
-        with closing(backend.map(_partial(_play_scheduled, config, bots, rules, cube, threads),
+        with closing(backend.map(_partial(_play_scheduled, config, bots, rules, cube, threads,
+                                          luck=luck),
                                  todo, "fastbg tournament")) as results:
             for (i, j, c), stats, _ in results:
                 with _journal.interrupts_held():     # on disk and in memory, or neither
@@ -451,6 +519,10 @@ class TournamentResults(Results):
     def _totals(self):
         keys = (_MATCH_STATS if self.match else _MONEY_STATS)
         keys += (_DEAL_STATS if self.config["duplicate"] else ())
+        if self.luck_adjusted:
+            keys += _LUCK_STATS + (_DEAL_LUCK_STATS if self.config["duplicate"] else ())
+        if self.timed:
+            keys += _SPEED_STATS
         tot = {p: dict.fromkeys(keys, 0) for p in _pairs(self.config)}
         for (i, j, _), st in sorted(self.chunks.items()):
             for key, v in st.items():
@@ -460,6 +532,26 @@ class TournamentResults(Results):
     @property
     def match(self):
         return self.config["match_length"] is not None
+
+    @property
+    def luck_adjusted(self):
+        """True when the pairs report luck-adjusted points (``luck_adjust=``)."""
+        return self.config.get("luck_adjust") is not None
+
+    @property
+    def timed(self):
+        """True when the bots' decisions were timed (``speed=True`` or ``luck_adjust``)."""
+        return bool(self.config.get("speed"))
+
+    def _adjusted_stats(self, t):
+        """(mean, variance of the mean) of the pair's luck-adjusted points per game."""
+        n = t["games"]
+        if self.config["duplicate"]:
+            d = t["deals"]
+            var = _var_sum(d, t["deal_adjusted"], t["deal_adjusted_sq"])
+            return _ratio(t["adjusted"], n), (var / (4 * d) if d else math.nan)
+        return (_ratio(t["adjusted"], n),
+                _var_sum(n, t["adjusted"], t["adjusted_sq"]) / n if n else math.nan)
 
     @property
     def names(self):
@@ -529,6 +621,17 @@ class TournamentResults(Results):
                 if self.config["rules"] is not None:
                     row.update({"mean_cube": _ratio(t["cube"], n),
                                 "drop_rate": _ratio(t["dropped"], n)})
+                if self.luck_adjusted:
+                    amean, avar = self._adjusted_stats(t)
+                    ahalf = Z95 * math.sqrt(avar)
+                    row.update({"luck_adjusted_points_per_game": amean,
+                                "luck_adjusted_points_per_game_ci95": [amean - ahalf,
+                                                                       amean + ahalf],
+                                "luck_narrowing": _ratio(half, ahalf)})
+            if self.timed:
+                row["decisions_per_second"] = [
+                    _ratio(t["decisions_first"], t["seconds_first"]),
+                    _ratio(t["decisions_second"], t["seconds_second"])]
             rows.append(row)
         return rows
 
@@ -554,14 +657,21 @@ class TournamentResults(Results):
         names = self.names
         k = len(names)
         rating, half, _ = self.ratings()
-        acc = [dict.fromkeys(("n", "value", "wins", "gw", "gl", "bw", "bl", "mg"), 0)
-               | {"var": 0.0} for _ in names]
+        acc = [dict.fromkeys(("n", "value", "wins", "gw", "gl", "bw", "bl", "mg", "adj", "dec",
+                              "sec"), 0) | {"var": 0.0, "adj_var": 0.0} for _ in names]
         for (i, j), t in self._totals.items():
             n = t["games"]
             _, var = self._value_stats(t)
             value = t["wins"] if self.match else t["points"]
             for b, sign, won in ((i, 1, t["wins"]), (j, -1, n - t["wins"])):
                 a = acc[b]
+                if self.luck_adjusted:
+                    a["adj"] += sign * t["adjusted"]
+                    a["adj_var"] += self._adjusted_stats(t)[1] * n * n if n else 0.0
+                if self.timed:
+                    which = "first" if sign == 1 else "second"
+                    a["dec"] += t[f"decisions_{which}"]
+                    a["sec"] += t[f"seconds_{which}"]
                 a["n"] += n
                 a["value"] += value if sign == 1 else (n - value if self.match else -value)
                 a["var"] += var * n * n if n else 0.0
@@ -593,6 +703,13 @@ class TournamentResults(Results):
                             "win_rate": _ratio(a["wins"], n),
                             "gammon_rate": [_ratio(a["gw"], n), _ratio(a["gl"], n)],
                             "backgammon_rate": [_ratio(a["bw"], n), _ratio(a["bl"], n)]})
+                if self.luck_adjusted:
+                    amean = _ratio(a["adj"], n)
+                    ah = Z95 * math.sqrt(a["adj_var"]) / n if n else math.nan
+                    row.update({"luck_adjusted_points_per_game": amean,
+                                "luck_adjusted_points_per_game_ci95": [amean - ah, amean + ah]})
+            if self.timed:
+                row["decisions_per_second"] = _ratio(a["dec"], a["sec"])
             rows.append(row)
         return rows
 
@@ -668,7 +785,19 @@ class TournamentResults(Results):
                      _ci_text(r["points_per_game"], r["points_per_game_ci95"]),
                      _f(r["win_rate"], ".4f"), _f(r["gammon_rate"][0], ".4f"),
                      _f(r["backgammon_rate"][0], ".4f")] for r in bots]
-        lines += _grid(head, rows, "rl<r<rrr")
+        align = "rl<r<rrr"
+        if not self.match and self.luck_adjusted:
+            head.append(f"luck-adjusted ({self.config['luck_adjust']}, 95% CI)")
+            align += "<"
+            for row, r in zip(rows, bots):
+                row.append(_ci_text(r["luck_adjusted_points_per_game"],
+                                    r["luck_adjusted_points_per_game_ci95"]))
+        if self.timed:
+            head.append("decisions/s")
+            align += "r"
+            for row, r in zip(rows, bots):
+                row.append(_f(r["decisions_per_second"], ",.0f"))
+        lines += _grid(head, rows, align)
         note = self.ratings()[2]
         if note:
             lines.append(f"({note})")
@@ -686,7 +815,15 @@ class TournamentResults(Results):
                      _f(r["win_rate"], ".4f"),
                      f"{_f(r['gammon_rate'][0], '.4f')} / {_f(r['gammon_rate'][1], '.4f')}"]
                     for r in self.pairs]
-        lines += _grid(head, rows, "lr<rr")
+        align = "lr<rr"
+        if not self.match and self.luck_adjusted:
+            head += ["luck-adjusted (95% CI)", "narrower"]
+            align += "<r"
+            for row, r in zip(rows, self.pairs):
+                row += [_ci_text(r["luck_adjusted_points_per_game"],
+                                 r["luck_adjusted_points_per_game_ci95"]),
+                        _f(r["luck_narrowing"], ".2f") + "x"]
+        lines += _grid(head, rows, align)
         lines.append("")
         lines.append(("match-winning rate" if self.match else "points per game")
                      + " of row vs column")

@@ -15,6 +15,9 @@ the mover) and plays the result it scores highest (the first one on ties).
   :class:`fastbg.evaluators.nets.GnubgNet` (or its ``.bot()``) plays the same with other weights.
   ``"gnubg-nn"`` is the same choice made by the gnubg-nn package, one Python call per
   candidate (slow; kept for cross-checks).
+* ``"bgsage"`` (``"bgsage-2ply"`` ... ``"bgsage-4ply"``) and ``"gnubg-app"``
+  (``"gnubg-app-1ply"``, ``"gnubg-app-2ply"``): the moves of other engines, bgsage and
+  GNU Backgammon itself (optional extras; :mod:`fastbg.sim.engines`).
 * :class:`ScorerBot`: a numba-jitted ``score(before, candidates, out)`` run inside the
   game kernel (the fast path for your own policies).
 * :class:`EvaluatorBot`: a Python ``evaluate(positions) -> scores`` called once per
@@ -113,8 +116,9 @@ def resolve(bot):
             return resolve(extra)
         raise ValueError(f"unknown bot {bot!r}; built-in bots: {', '.join(sorted(BUILTIN))} "
                          "('gnubg', 'gnubg-1ply', 'gnubg-2ply' with the gnubg extra; "
-                         "'gnubg-nn' for gnubg-nn's own choice), or a ScorerBot / "
-                         "EvaluatorBot")
+                         "'gnubg-nn' for gnubg-nn's own choice; 'bgsage', 'bgsage-2ply' ... "
+                         "with bgsage; 'gnubg-app', 'gnubg-app-1ply', 'gnubg-app-2ply' with "
+                         "GNU Backgammon's gnubg package), or a ScorerBot / EvaluatorBot")
     net = gnubg_net_of(bot)
     if net is not None:
         return ResolvedBot(_pol.GNUBG, None, None, getattr(bot, "name", "gnubg"))
@@ -134,6 +138,11 @@ def _extra_bot(key):
         return gnubg_nn_bot()
     if key in NPLY_BOTS:
         return nply_bot(NPLY_BOTS[key])
+    from fastbg.sim import engines
+    if key in engines.BGSAGE_LEVELS:
+        return engines.bgsage_bot(key)
+    if key in engines.GNUBG_APP_PLIES:
+        return engines.gnubg_app_bot(key)
     return None
 
 

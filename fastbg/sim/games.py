@@ -389,12 +389,14 @@ def _lockstep_chunk(st, game0, rows):
             if evaluate is None:
                 continue
             if st.late_ply < 0:
-                _evaluate_pending(evaluate, s, live, side, res, off, choice, game0)
+                _evaluate_pending(evaluate, s, live, side, res, off, choice, game0,
+                                  boards=boards, dice=dice)
             else:               # the early bot before the late ply, the late one from it
                 late = ply[live] >= st.late_ply
-                _evaluate_pending(evaluate, s, live, side, res, off, choice, game0, ~late)
+                _evaluate_pending(evaluate, s, live, side, res, off, choice, game0, ~late,
+                                  boards=boards, dice=dice)
                 _evaluate_pending(st.late_evaluators[s], s, live, side, res, off, choice,
-                                  game0, late)
+                                  game0, late, boards=boards, dice=dice)
         _play.lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, st.gcfg,
                              cfg, value, turned, outcome, cube_out)
     if final.shape[0] == n:
@@ -429,8 +431,12 @@ def _cube_rows(st, live, boards, side, ply, value, owner):
     return rows
 
 
-def _evaluate_pending(evaluate, s, live, side, res, off, choice, game0, where=True):
-    """Fill ``choice`` for the games where evaluator bot ``s`` is to move (and ``where``)."""
+def _evaluate_pending(evaluate, s, live, side, res, off, choice, game0, where=True, *,
+                      boards=None, dice=None):
+    """Fill ``choice`` for the games where evaluator bot ``s`` is to move (and ``where``).
+    ``boards`` (per game) and ``dice`` (per entry of ``live``) are the positions before the
+    move, for an evaluator that picks moves itself (``takes_positions``: the engine bots of
+    fastbg.sim.engines)."""
     pending = np.flatnonzero((choice == -2) & (side[live] == s) & where)
     if pending.size == 0:
         return
@@ -442,7 +448,13 @@ def _evaluate_pending(evaluate, s, live, side, res, off, choice, game0, where=Tr
     rows = np.empty((int(seg[-1]), BOARD_SIZE), np.int8)
     _gather_rows(res, off[:-1], np.diff(off), pending, rows, dest)
     # an evaluator that ranks within each game (the n-ply bots' filter) gets the segments
-    raw = evaluate(rows, seg) if getattr(evaluate, "takes_segments", False) else evaluate(rows)
+    if getattr(evaluate, "takes_positions", False):
+        raw = evaluate(rows, seg, np.ascontiguousarray(boards[live[pending]]),
+                       np.ascontiguousarray(dice[pending]))
+    elif getattr(evaluate, "takes_segments", False):
+        raw = evaluate(rows, seg)
+    else:
+        raw = evaluate(rows)
     scores = np.asarray(raw, dtype=np.float64)
     if scores.shape != (rows.shape[0],):
         raise BotError(f"evaluator of bot {s} returned scores of shape {scores.shape} for "
