@@ -177,8 +177,23 @@ def test_pubeval_loses_to_gnubg():
 
 def test_missing_gnubg_nn(monkeypatch):
     import sys
+    from fastbg.evaluators import nets
     monkeypatch.setitem(sys.modules, "gnubg_nn", None)       # import fails
     with pytest.raises(ImportError, match=r"pip install 'fastbg\[gnubg\]' \(package gnubg-nn\)"):
         gnubg_nn_bot()
+    # the gnubg bot is fastbg's own port of the networks: without gnubg-nn it takes GNU
+    # Backgammon's own weights (the gnubg package, the gnubg-app extra) when installed
+    monkeypatch.setattr(nets, "_package_data", lambda name: None)       # neither package
     with pytest.raises(ImportError, match="gnubg bot needs"):
         fastbg.play(1, ("gnubg", "random"))
+
+
+def test_gnubg_weights_without_gnubg_nn(monkeypatch):
+    import sys
+    from fastbg.evaluators import nets
+    import importlib.util
+    if importlib.util.find_spec("gnubg") is None:       # not imported: it can crash at exit
+        pytest.skip("GNU Backgammon's package (the gnubg-app extra) is not installed")
+    monkeypatch.setitem(sys.modules, "gnubg_nn", None)
+    path = nets.default_weights_path()
+    assert path is not None and path.parts[-3:] == ("gnubg", "data", "gnubg.weights")
