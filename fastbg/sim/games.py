@@ -153,7 +153,10 @@ def _play_rows(st, game0, n, keep_final, record, cap):
             _lockstep_chunk(st, np.int64(game0), rows)
         else:
             n_tasks = max(1, min(n, st.n_threads * TASKS_PER_THREAD))
-            cubes = st.cubes if st.cube_on else None        # cubeless: no cube code
+            # cubeless: no cube code, but a run with the gnubg networks keeps its cubes (cube
+            # off, plug-ins the net's): every such run then shares one game kernel, the
+            # costliest to compile (tens of seconds), cubeless or not
+            cubes = st.cubes if st.cube_on or st.bots.gnet is not None else None
             run_spans(lambda t0, t1: _play.play_games(
                 st.seed, np.int64(game0), t0, t1, n_tasks, st.gcfg, st.start_board, st.rot,
                 st.bots, cubes, rows.outcome, rows.cube_out, rows.final, rows.rec),

@@ -198,6 +198,11 @@ def _cube_plugs(cubes, lockstep, gnet, gbo):
             plugs.append(_play.NET_CUBE)
         else:
             plugs.append(c.net.probs_kernel())
+    if gnet is not None:
+        # the strategies that take no probabilities ("never", "race") get the net's marker
+        # too: all in-kernel runs with the networks then have one type of cube settings,
+        # so one game kernel (compiled once, cached) serves them all
+        plugs = [_play.NET_CUBE if p is None else p for p in plugs]
     return plugs, gnet, gbo
 
 
