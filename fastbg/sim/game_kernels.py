@@ -48,6 +48,7 @@ ERR_CUBE_OVERFLOW = 4  # with no cube limit, the stake passed what the results h
 
 # choose_segments: tasks, each with its scratch (enough for load balance on any machine).
 SEGMENT_TASKS = 64
+N_OUT_PROBS = 5          # win, win gammon, win backgammon, lose gammon, lose backgammon
 
 # Opening modes (docs/rules.md section 2).
 OPENING_USE = 0      # the first player plays the two opening dice
@@ -88,17 +89,15 @@ the run's gnubg networks (``Bots.gnet`` and ``Bots.gbo``), evaluated by the cach
 kernels with the thread's net scratch, instead of a plug-in compiled once per process."""
 NET_CUBE = NetCube(np.int64(0))
 
-NetProbs = namedtuple("NetProbs", "net bearoff scratch")
-NetProbs.__doc__ = """:data:`NET_CUBE` bound to a thread's tables and scratch inside a game
-kernel (:func:`bind_probs`); :func:`fastbg.cube.decision_kernels.probs_call` evaluates it."""
 
 GameScratch = namedtuple("GameScratch",
-                         "board prev out scores probs work stack hashes slots gscr")
+                         "board prev out scores probs netp work stack hashes slots gscr")
 GameScratch.__doc__ = """Per-thread scratch of the game loop (:func:`new_game_scratch`).
 
 board int8[26] the game's board (the final position after :func:`play_one`); prev int8[26]
 the board before the move (debug checks); out int8[MAX_RESULTS, 26] the legal results;
-scores float64[MAX_RESULTS]; probs float64[5] cube probabilities; work, stack, hashes,
+scores float64[MAX_RESULTS]; probs float64[5] cube probabilities; netp float64[5] the
+gnubg networks' probabilities of the board for :data:`NET_CUBE`; work, stack, hashes,
 slots the move generator's scratch (:func:`fastbg.position.movegen.new_scratch`); gscr a
 :class:`fastbg.evaluators.net_kernels.NetScratch`, None without a gnubg net."""
 
@@ -276,41 +275,91 @@ def opening_stake(cubes, seed, game, ties, value):
     return _cube.auto_double_stake(cubes.cfg, seed, game, ties)
 
 
-def bind_probs(plug, gnet, gbo, gscr):
+def bind_probs(plug, netp):
     """A cube plug-in as :func:`fastbg.cube.decision_kernels.probs_call` takes it:
-    :data:`NET_CUBE` becomes a :class:`NetProbs` on the run's networks and the thread's
-    scratch; a numba function or None stays as it is."""
-    return NetProbs(gnet, gbo, gscr) if isinstance(plug, NetCube) else plug
+    :data:`NET_CUBE` becomes ``netp``, the networks' probabilities of the board computed
+    beforehand (in :func:`play_one`); a numba function or None stays as it is."""
+    return netp if isinstance(plug, NetCube) else plug
 
 
 @overload(bind_probs)
-def _bind_probs_impl(plug, gnet, gbo, gscr):
+def _bind_probs_impl(plug, netp):
     if isinstance(plug, types.BaseNamedTuple) and plug.instance_class is NetCube:
-        return lambda plug, gnet, gbo, gscr: NetProbs(gnet, gbo, gscr)
-    return lambda plug, gnet, gbo, gscr: plug
+        return lambda plug, netp: netp
+    return lambda plug, netp: plug
 
 
-@overload(_cube.probs_call)
-def _probs_call_net(plug, board, p):
-    if isinstance(plug, types.BaseNamedTuple) and plug.instance_class is NetProbs:
-        def call(plug, board, p):
-            _gn.evaluate_board(board, plug.net, plug.bearoff, plug.scratch, p)
-        return call
-    return None
+def uses_net_cube(cubes):
+    """True when a strategy of ``cubes`` is :data:`NET_CUBE` (decided when compiling)."""
+    return cubes is not None and any(isinstance(p, NetCube)
+                                     for p in (cubes.plugin0, cubes.plugin1))
+
+
+@overload(uses_net_cube)
+def _uses_net_cube_impl(cubes):
+    net = (not isinstance(cubes, types.NoneType)
+           and any(isinstance(t, types.BaseNamedTuple) and t.instance_class is NetCube
+                   for t in (cubes.types[cubes.fields.index("plugin0")],
+                             cubes.types[cubes.fields.index("plugin1")])))
+    return lambda cubes: net
+
+
+@njit(**HOT)
+def net_cube_wanted(cubes, side, owner, value, crawford_game):
+    """True when a Janowski strategy may need the networks' probabilities of the board in
+    this cube phase (the player on roll may double, and a Janowski strategy plays)."""
+    if cubes is None or not uses_net_cube(cubes):
+        return False
+    c = cubes
+    if crawford_game or not (owner < 0 or owner == side):
+        return False
+    if not _cube.under_limit(c.cfg, 2 * value):
+        return False
+    return (c.strategies[side] == _cube.CUBE_JANOWSKI
+            or c.strategies[1 - side] == _cube.CUBE_JANOWSKI)
+
+
+def net_probs_into(gnet, gbo, gscr, board, rows, scores, netp):
+    """netp = the networks' probabilities of ``board`` (its player on roll's), by the call
+    the gnubg bot makes (:func:`fastbg.evaluators.net_kernels.scores` of the board seen from
+    the other side: a "result" whose opponent, the player on roll, the networks judge;
+    the same numbers as ``evaluate_board``); a no-op without the networks. Inlined into
+    the game loop: a call level of its own holding the networks would cost their
+    optimisation and code generation again (the first gnubg game on a fresh cache took
+    85 s so, 56 s without the cube)."""
+    if gscr is None:
+        return
+    rows[0] = -board[::-1]
+    _gn.scores(rows, 1, gnet, gbo, gscr, scores)
+    netp[:] = gscr.res[0]
+
+
+@overload(net_probs_into, inline="always")
+def _net_probs_into_impl(gnet, gbo, gscr, board, rows, scores, netp):
+    if isinstance(gscr, types.NoneType):
+        return lambda gnet, gbo, gscr, board, rows, scores, netp: None
+
+    def impl(gnet, gbo, gscr, board, rows, scores, netp):
+        for i in range(BOARD_SIZE):
+            rows[0, i] = -board[BOARD_SIZE - 1 - i]
+        _gn.scores(rows, np.int64(1), gnet, gbo, gscr, scores)
+        for i in range(N_OUT_PROBS):
+            netp[i] = gscr.res[0, i]
+    return impl
 
 
 @njit(**HOT)
 def cube_turn(cubes, side, board, value, owner, turned, away0, away1, crawford_game,
-              crawford_after, probs, gnet, gbo, gscr):
-    """:func:`fastbg.cube.decision_kernels.cube_phase` with the ``cubes`` settings; gnet,
-    gbo and gscr (the run's networks and the thread's net scratch) serve :data:`NET_CUBE`."""
+              crawford_after, probs, netp):
+    """:func:`fastbg.cube.decision_kernels.cube_phase` with the ``cubes`` settings; netp
+    holds the networks' probabilities of the board for :data:`NET_CUBE`."""
     if cubes is None:
         return value, owner, turned, False, 0, 0
     c = cubes
     return _cube.cube_phase(c.cfg, c.strategies, c.efficiencies, c.met_pre, c.met_post, side,
                             board, value, owner, turned, away0, away1, crawford_game,
-                            crawford_after, bind_probs(c.plugin0, gnet, gbo, gscr),
-                            bind_probs(c.plugin1, gnet, gbo, gscr), probs)
+                            crawford_after, bind_probs(c.plugin0, netp),
+                            bind_probs(c.plugin1, netp), probs)
 
 
 @njit(**HOT)
@@ -414,10 +463,11 @@ def play_one(seed, game, gcfg, start_board, rot, bots, cubes, scr, gen, rec):
             return side, 0, ply, first, 0, gen, value, False, 0
         if cube_on and not (ply == 0 and opens):
             stake = value
+            if net_cube_wanted(cubes, side, owner, value, gcfg[G_CRAWFORD_GAME] != 0):
+                net_probs_into(gnet, gbo, gscr, board, out, scores, scr.netp)
             value, owner, turned, over, w, pts = cube_turn(
                 cubes, side, board, value, owner, turned, away0, away1,
-                gcfg[G_CRAWFORD_GAME] != 0, gcfg[G_CRAWFORD_AFTER] != 0, probs, gnet, gbo,
-                gscr)
+                gcfg[G_CRAWFORD_GAME] != 0, gcfg[G_CRAWFORD_AFTER] != 0, probs, scr.netp)
             if over and w == _cube.OVERFLOW:
                 return side, 0, ply, first, ERR_CUBE_OVERFLOW, gen, value, False, 0
             _rec.doubling(rec, side, stake, value, over, w)
@@ -492,7 +542,7 @@ def new_game_scratch(gnet):
     work, stack, hashes, slots = _mg.new_scratch()
     return GameScratch(np.zeros(BOARD_SIZE, np.int8), np.zeros(BOARD_SIZE, np.int8),
                        np.empty((MAX_RESULTS, BOARD_SIZE), np.int8), np.zeros(MAX_RESULTS),
-                       np.zeros(5), work, stack, hashes, slots, net_scratch(gnet))
+                       np.zeros(5), np.zeros(5), work, stack, hashes, slots, net_scratch(gnet))
 
 
 @njit(nogil=True, cache=True)
