@@ -222,42 +222,6 @@ def test_janowski_money_beaver_limits_match_reference():
     assert res.cube.max() <= 4 and np.any(res.cube == 4)
 
 
-def test_gnubg_net_cube_matches_reference(gnubg_net):
-    """GnubgNet.cube(): Janowski on GNU Backgammon's networks, run by the game kernels' own
-    (disk-cached) network code, replayed by the reference on the net's own evaluations:
-    money with beavers and raccoons, and match play at a score."""
-    cube = gnubg_net.cube(0.68)
-    assert cube.probs is gnubg_net
-    rules = MoneyRules(jacoby=False, beavers=True, raccoons=True)
-    _, refs = assert_matches_reference(40, rules, (cube, cube), seed=25, opening="reroll")
-    assert events(refs, "doubles") > 0 and events(refs, "drops") > 0
-    assert events(refs, "beavers") + events(refs, "takes") > 0
-    _, refs = assert_matches_reference(25, MatchRules(5), (cube, cube), seed=26,
-                                       score=(1, 2), opening="reroll")
-    assert events(refs, "doubles") > 0
-
-
-def test_nply_net_cube_matches_reference(gnubg_net):
-    """GnubgNet.cube(ply=1): Janowski on GNU Backgammon's 1-ply probabilities, computed
-    between the rounds of lock-step games, replayed by the reference on the same 1-ply
-    evaluations (money with beavers; match play at a score, against "race")."""
-    cube = gnubg_net.cube(0.68, ply=1)
-    assert cube.name == "gnubg-1ply-janowski" and cube.probs.ply == 1
-    rules = MoneyRules(jacoby=False, beavers=True, raccoons=True)
-    res, refs = assert_matches_reference(12, rules, (cube, cube), seed=27, opening="reroll")
-    assert events(refs, "doubles") > 0 and events(refs, "drops") + events(refs, "takes") > 0
-    _, refs = assert_matches_reference(8, MatchRules(5), (cube, "race"), seed=28,
-                                       score=(2, 1), opening="reroll")
-    assert events(refs, "doubles") > 0
-    # the 0-ply net cube decides differently somewhere: the ply reaches the decisions
-    zero = fastbg.play(12, BOTS, seed=27, rules=rules, cube=(gnubg_net.cube(0.68),) * 2,
-                       opening="reroll")
-    assert not (np.array_equal(zero.cube, res.cube) and np.array_equal(zero.points, res.points)
-                and np.array_equal(zero.plies, res.plies))
-    with pytest.raises(ValueError, match="cube strategies that run there"):
-        fastbg.play_matches(2, 3, BOTS, cube=(cube, cube))
-
-
 def test_no_double_before_the_opening_move():
     """docs/rules.md sections 2 and 6: with the usual opening the first player plays the opening
     throw as his first roll, so he has rolled already and cannot double on that turn; the

@@ -22,6 +22,8 @@ gnubg_nn = pytest.importorskip("gnubg_nn", reason="gnubg-nn (the gnubg extra) is
 
 from fastbg.evaluators.gnubg_nn import _gnubg_rows, from_gnubg  # noqa: E402
 from strategies import selfplay_positions as game_positions  # noqa: E402
+from test_cubeful_play import BOTS, assert_matches_reference, events  # noqa: E402
+from fastbg import MatchRules, MoneyRules  # noqa: E402
 
 TOL = 1e-6
 DATA = os.path.join(os.path.dirname(gnubg_nn.__file__), "data")
@@ -454,3 +456,42 @@ def test_probs_kernel_and_cube_strategy(net):
                       cube=(cube, fastbg.JanowskiCube(net, x=0.0)))
     s = res.summary()
     assert s["mean_cube"] > 1.0 and s["points_per_game"] > 0.3
+
+# ---- the networks' cube strategies in the game kernels ------------------------------------
+# (here, beside the other tests of the in-kernel gnubg games: with --dist loadfile one
+# worker then compiles that game kernel, the suite's costliest, for all of them)
+
+def test_gnubg_net_cube_matches_reference(gnubg_net):
+    """GnubgNet.cube(): Janowski on GNU Backgammon's networks, run by the game kernels' own
+    (disk-cached) network code, replayed by the reference on the net's own evaluations:
+    money with beavers and raccoons, and match play at a score."""
+    cube = gnubg_net.cube(0.68)
+    assert cube.probs is gnubg_net
+    rules = MoneyRules(jacoby=False, beavers=True, raccoons=True)
+    _, refs = assert_matches_reference(40, rules, (cube, cube), seed=25, opening="reroll")
+    assert events(refs, "doubles") > 0 and events(refs, "drops") > 0
+    assert events(refs, "beavers") + events(refs, "takes") > 0
+    _, refs = assert_matches_reference(25, MatchRules(5), (cube, cube), seed=26,
+                                       score=(1, 2), opening="reroll")
+    assert events(refs, "doubles") > 0
+
+
+def test_nply_net_cube_matches_reference(gnubg_net):
+    """GnubgNet.cube(ply=1): Janowski on GNU Backgammon's 1-ply probabilities, computed
+    between the rounds of lock-step games, replayed by the reference on the same 1-ply
+    evaluations (money with beavers; match play at a score, against "race")."""
+    cube = gnubg_net.cube(0.68, ply=1)
+    assert cube.name == "gnubg-1ply-janowski" and cube.probs.ply == 1
+    rules = MoneyRules(jacoby=False, beavers=True, raccoons=True)
+    res, refs = assert_matches_reference(12, rules, (cube, cube), seed=27, opening="reroll")
+    assert events(refs, "doubles") > 0 and events(refs, "drops") + events(refs, "takes") > 0
+    _, refs = assert_matches_reference(8, MatchRules(5), (cube, "race"), seed=28,
+                                       score=(2, 1), opening="reroll")
+    assert events(refs, "doubles") > 0
+    # the 0-ply net cube decides differently somewhere: the ply reaches the decisions
+    zero = fastbg.play(12, BOTS, seed=27, rules=rules, cube=(gnubg_net.cube(0.68),) * 2,
+                       opening="reroll")
+    assert not (np.array_equal(zero.cube, res.cube) and np.array_equal(zero.points, res.points)
+                and np.array_equal(zero.plies, res.plies))
+    with pytest.raises(ValueError, match="cube strategies that run there"):
+        fastbg.play_matches(2, 3, BOTS, cube=(cube, cube))
