@@ -2,6 +2,7 @@
 game's opening (the ties and the opening throw, which neither .mat nor .sgf has a place
 for), the opening a first move implies, and what a resignation resigned.
 """
+import functools
 import re
 
 from fastbg.constants import START
@@ -9,14 +10,20 @@ from fastbg.position.ids import position_id
 from fastbg.sim.records import Action
 
 _NOTE = re.compile(r"^ties ([1-6 ]*); throw ([01]) ([1-6])-([1-6])$")
-START_ID = position_id(START)
+
+
+@functools.lru_cache(maxsize=None)
+def start_id():
+    """The starting position's Position ID (computed on first use: not at import, where
+    it would load the ID kernels)."""
+    return position_id(START)
 
 
 def implied_opening(first):
     """The opening throw that a first move of a non-double implies: the higher die
     started, the mover threw it."""
     return Action(first.player, "opening", (max(first.dice), min(first.dice)), None,
-                  START_ID, None)
+                  start_id(), None)
 
 
 def opening_note(g, where):
@@ -24,7 +31,7 @@ def opening_note(g, where):
     ``g`` when they are not what its first move implies, else None. A game that does not
     start from the starting position (no opening throw) raises a ValueError naming
     ``where``: the formats hold only games from the start."""
-    if g.actions and g.actions[0].position_id != START_ID:
+    if g.actions and g.actions[0].position_id != start_id():
         raise ValueError(f"{where}: a game from a given position (not the start) cannot "
                          "be written in a match file")
     ties = [a.dice[0] for a in g.actions if a.kind == "opening_tie"]
