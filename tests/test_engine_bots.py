@@ -127,9 +127,9 @@ def test_an_illegal_engine_move_names_engine_position_and_dice(positions):
 @needs_gnubg
 def test_engine_bots_play_and_duel():
     pytest.importorskip("bgsage")
-    res = fastbg.play(6, ("gnubg-app", "bgsage"), seed=3)
-    assert res.winner.shape == (6,)
-    t = fastbg.tournament(["gnubg-app", "bgsage", "pubeval"], 4, seed=1, speed=True)
+    res = fastbg.play(4, ("gnubg-app", "bgsage"), seed=3)
+    assert res.winner.shape == (4,)
+    t = fastbg.tournament(["gnubg-app", "bgsage", "pubeval"], 2, seed=1, speed=True)
     assert all(r["decisions_per_second"] > 0 for r in t.bots)
 
 

@@ -7,7 +7,7 @@ the move, and plays it; every move an engine returns must be one of fastbg's dis
 legal results for that board and dice, or the run stops with an :class:`EngineError`
 naming the engine, the Position ID and the dice.
 
-bgsage (``"bgsage"``, ``"bgsage-2ply"``, ``"bgsage-3ply"``, ``"bgsage-4ply"``; the peers
+bgsage (``"bgsage"``, ``"bgsage-2ply"``, ``"bgsage-3ply"``, ``"bgsage-4ply"``; the bgsage
 extra, MPL-2.0). ``bgsage.batch_checker_play`` takes the whole round, its own threads
 working over the positions. Its boards are fastbg's but for the opponent's bar, counted
 ``>= 0`` at index 0 (fastbg counts it ``<= 0``). Its levels count the network itself as
@@ -42,7 +42,7 @@ BGSAGE_LEVELS = {"bgsage": "1ply", "bgsage-1ply": "1ply", "bgsage-2ply": "2ply",
                  "bgsage-3ply": "3ply", "bgsage-4ply": "4ply"}
 GNUBG_APP_PLIES = {"gnubg-app": 0, "gnubg-app-0ply": 0, "gnubg-app-1ply": 1,
                    "gnubg-app-2ply": 2}
-BGSAGE_HINT = "the bgsage bots need the bgsage package: pip install 'fastbg[peers]' (or bgsage)"
+BGSAGE_HINT = "the bgsage bots need the bgsage package: pip install 'fastbg[bgsage]'"
 GNUBG_APP_HINT = ("the gnubg-app bots need GNU Backgammon's Python package: "
                   "pip install 'fastbg[gnubg-app]' (or gnubg)")
 
