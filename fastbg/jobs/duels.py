@@ -29,10 +29,11 @@ from fastbg.cube.formulas import equity_of
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
 from fastbg.sim import bots as _bots
 from fastbg.sim import game_kernels as _play
-from fastbg.sim.games import (BotError, ChunkRows, TASKS_PER_THREAD, _evaluate_pending,
-                              _game_arrays, raise_for_errors)
+from fastbg.sim.games import (BotError, ChunkRows, TASKS_PER_THREAD, evaluate_pending,
+                              lockstep_cube_phase, lockstep_games,
+                              game_arrays, raise_for_errors)
 from fastbg.sim.setup import OPENINGS, job_setup, ready_cube_plugins
-from fastbg.jobs.rollouts import _mover_values, _roll_index
+from fastbg.jobs.rollouts import mover_values, roll_index
 from fastbg.parallel import threads as _threads
 
 _N_ROLLS = len(ROLLS)
@@ -76,7 +77,7 @@ def duel_chunk(st, game0, n, luck=None):
         with _threads(st.n_threads):
             _duel_rounds(st, np.int64(game0), rows, luck, total_luck, decisions, seconds)
         raise_for_errors(rows.outcome, game0, st.names)
-    out = _game_arrays(rows)
+    out = game_arrays(rows)
     out.update(luck=total_luck, decisions=decisions, seconds=seconds)
     return out
 
@@ -86,25 +87,15 @@ def _duel_rounds(st, game0, rows, luck, total_luck, decisions, seconds):
     each side's choice on its own and timed, the luck of each roll added to total_luck."""
     outcome, cube_out = rows.outcome, rows.cube_out
     n = outcome.shape[0]
-    boards = np.zeros((n, BOARD_SIZE), np.int8)
-    side = np.zeros(n, np.int8)
-    ply = np.zeros(n, np.int64)
-    d1 = np.zeros(n, np.int64)
-    d2 = np.zeros(n, np.int64)
-    value = np.ones(n, np.int64)
-    owner = np.full(n, -1, np.int64)
-    turned = np.zeros(n, np.bool_)
-    alive = np.ones(n, np.bool_)
     cfg = st.cubes.cfg
-    _play.lockstep_start(st.seed, game0, st.gcfg, st.start_board, cfg, boards, side, d1, d2,
-                         value, owner, turned, alive, outcome)
-    cube_out[:, 0] = value
+    g = lockstep_games(st, game0, rows)
+    boards, side, ply, d1, d2 = g.boards, g.side, g.ply, g.d1, g.d2
+    value, owner, turned, alive = g.value, g.owner, g.turned, g.alive
     opening = None if luck is None else _opening_expectation(st, game0, luck)
     while True:
         live = np.flatnonzero(alive)
         if live.size and st.cube_on:
-            _play.lockstep_cube(st.gcfg, st.cubes, live, boards, side, ply, value, owner,
-                                turned, alive, outcome, cube_out)
+            lockstep_cube_phase(st, g, live, rows)
             live = np.flatnonzero(alive)
         if live.size == 0:
             break
@@ -136,7 +127,7 @@ def _choose(st, game0, s, games, boards, side, ply, res, off, dice):
     _play.lockstep_choose(st.seed, game0, games, ply, side, st.bots, boards, res, off,
                           n_tasks, choice)
     if st.evaluators[s] is not None:
-        _evaluate_pending(st.evaluators[s], s, games, side, res, off, choice, game0,
+        evaluate_pending(st.evaluators[s], s, games, side, res, off, choice, game0,
                           boards=boards, dice=dice)
     return choice
 
@@ -159,12 +150,12 @@ def _roll_values(st, game0, boards, side, ply, luck):
                           n_tasks, choice)
     for s in (0, 1):
         if st.evaluators[s] is not None:
-            _evaluate_pending(st.evaluators[s], s, games21, side21, res, off, choice, game0,
+            evaluate_pending(st.evaluators[s], s, games21, side21, res, off, choice, game0,
                               boards=b21, dice=d21)
     if (choice < 0).any():
         raise _bot_error(st, side21[choice < 0][0])
     chosen = res[off[:-1] + choice]
-    return equity_of(_mover_values(chosen, luck)).reshape(m, _N_ROLLS)
+    return equity_of(mover_values(chosen, luck)).reshape(m, _N_ROLLS)
 
 
 def _bot_error(st, s):
@@ -190,7 +181,7 @@ def _round_luck(st, game0, live, boards, side, ply, dice, luck, opening):
     mover0 = side[live] == 0
     v = _roll_values(st, game0, np.ascontiguousarray(boards[live]), side[live], ply[live],
                      luck)
-    actual = v[np.arange(live.size), _roll_index(dice)]
+    actual = v[np.arange(live.size), roll_index(dice)]
     out = np.where(mover0, 1.0, -1.0) * (actual - v @ _WEIGHTS)
     if opening is not None:
         first = ply[live] == 0

@@ -515,7 +515,7 @@ def _vr_trials(st, lo, hi, evaluate):
                 _play.choose_segments(policy, seed, game0, games21, ply, b21, res, off, bots,
                                       choice)
             chosen = res[off[:-1] + choice]
-            v_mover = _mover_values(chosen, evaluate)                  # (m * 21, 5)
+            v_mover = mover_values(chosen, evaluate)                  # (m * 21, 5)
             v_mover = v_mover.reshape(m, len(rolls), 5)
             expected = np.einsum("r,mrk->mk", _WEIGHTS, v_mover)
             if no_doubles_first and np.any(ply[live] == 0):
@@ -526,7 +526,7 @@ def _vr_trials(st, lo, hi, evaluate):
             d1 = np.zeros(n, np.int64)
             d2 = np.zeros(n, np.int64)
             _play.lockstep_dice(seed, game0, live, ply, d1, d2, st.gcfg, st.rot, dice)
-            r_idx = _roll_index(dice)
+            r_idx = roll_index(dice)
             actual = v_mover[np.arange(m), r_idx]
             luck = expected - actual                                    # mover's view
             mover0 = side[live] == 0
@@ -548,7 +548,7 @@ def _vr_trials(st, lo, hi, evaluate):
     return result + corr
 
 
-def _mover_values(chosen, evaluate):
+def mover_values(chosen, evaluate):
     """Probabilities for the player who just moved, of each chosen result."""
     m = chosen.shape[0]
     finished = ~chosen[:, 1:].clip(0, None).any(axis=1)
@@ -567,7 +567,7 @@ def _win_kinds(boards):
     return np.array([_play.win_kind(b) for b in boards], np.int64)
 
 
-def _roll_index(dice):
+def roll_index(dice):
     """Index into ROLLS (higher die first) of each (d1, d2)."""
     hi = np.maximum(dice[:, 0], dice[:, 1])
     lo = np.minimum(dice[:, 0], dice[:, 1])

@@ -14,6 +14,7 @@ by the measured speed): the job stops within about a second, keeps every finishe
 interrupted one.
 """
 import warnings
+from collections import namedtuple
 from contextlib import closing
 
 import numpy as np
@@ -210,7 +211,7 @@ def run_chunks(n, done, step, *, chunk_size=None, most=MAX_CHUNK, bar=None, jour
     return parts, False
 
 
-def _game_arrays(rows):
+def game_arrays(rows):
     """The per-game arrays of :class:`GameResults` from a chunk's kernel rows (and its
     records under "records" when it has them)."""
     winner = rows.outcome[:, 0].astype(np.int8)
@@ -335,7 +336,7 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
                 "crawford_game": bool(crawford_game), "debug": bool(debug)}
     arrays, interrupted = run_per_game_job(
         "games", settings, n_games, GameResults,
-        lambda lo, hi: _game_arrays(play_chunk(st, game_offset + lo, hi - lo, record=record)),
+        lambda lo, hi: game_arrays(play_chunk(st, game_offset + lo, hi - lo, record=record)),
         out=out, resume=resume, progress=progress, unit="game",
         desc=f"{st.names[0]} vs {st.names[1]}", chunk_size=chunk_size, backend=backend)
     n = arrays["winner"].shape[0]
@@ -350,35 +351,55 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
                        records=records)
 
 
+LockstepGames = namedtuple("LockstepGames",
+                           "boards side ply d1 d2 value owner turned alive")
+LockstepGames.__doc__ = """The state of a chunk of games played in lock-step (one row per
+game): boards (n, 26) int8 from the side on roll, side, plies played, the opening dice,
+the cube value, owner (-1 centred), whether it was turned, whether the game goes on."""
+
+
+def lockstep_games(st, game0, rows):
+    """The :class:`LockstepGames` of games game0 .. game0 + n - 1 (n rows of ``rows``, a
+    :class:`ChunkRows`) set up for ply 0, and their initial cube in ``rows.cube_out``."""
+    n = rows.outcome.shape[0]
+    g = LockstepGames(np.zeros((n, BOARD_SIZE), np.int8), np.zeros(n, np.int8),
+                      np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                      np.ones(n, np.int64), np.full(n, -1, np.int64), np.zeros(n, np.bool_),
+                      np.ones(n, np.bool_))
+    _play.lockstep_start(st.seed, game0, st.gcfg, st.start_board, st.cubes.cfg, g.boards,
+                         g.side, g.d1, g.d2, g.value, g.owner, g.turned, g.alive,
+                         rows.outcome)
+    rows.cube_out[:, 0] = g.value
+    return g
+
+
+def lockstep_cube_phase(st, g, live, rows):
+    """The cube phase of the live games of :class:`LockstepGames` ``g``: the kernel's
+    strategies, or those of a batch cube strategy with their rows (:func:`_cube_rows`)."""
+    if st.cube_batch is None:
+        _play.lockstep_cube(st.gcfg, st.cubes, live, g.boards, g.side, g.ply, g.value,
+                            g.owner, g.turned, g.alive, rows.outcome, rows.cube_out)
+    else:
+        rows0, rows1 = _cube_rows(st, live, g.boards, g.side, g.ply, g.value, g.owner)
+        _play.lockstep_cube_rows(st.gcfg, st.cubes, live, g.boards, g.side, g.ply, g.value,
+                                 g.owner, g.turned, g.alive, rows.outcome, rows.cube_out,
+                                 rows0, rows1)
+
+
 def _lockstep_chunk(st, game0, rows):
     """Play a chunk one ply per round, calling the Python evaluators between rounds."""
     outcome, cube_out, final = rows.outcome, rows.cube_out, rows.final
     n = outcome.shape[0]
     seed = st.seed
-    boards = np.zeros((n, BOARD_SIZE), np.int8)
-    side = np.zeros(n, np.int8)
-    ply = np.zeros(n, np.int64)
-    d1 = np.zeros(n, np.int64)
-    d2 = np.zeros(n, np.int64)
-    value = np.ones(n, np.int64)
-    owner = np.full(n, -1, np.int64)
-    turned = np.zeros(n, np.bool_)
-    alive = np.ones(n, np.bool_)
     cfg = st.cubes.cfg
-    _play.lockstep_start(seed, game0, st.gcfg, st.start_board, cfg, boards, side, d1, d2,
-                         value, owner, turned, alive, outcome)
-    cube_out[:, 0] = value
+    g = lockstep_games(st, game0, rows)
+    boards, side, ply, d1, d2 = g.boards, g.side, g.ply, g.d1, g.d2
+    value, owner, turned, alive = g.value, g.owner, g.turned, g.alive
     n_tasks = max(1, st.n_threads * TASKS_PER_THREAD)
     while True:
         live = np.flatnonzero(alive)
         if live.size and st.cube_on:
-            if st.cube_batch is None:
-                _play.lockstep_cube(st.gcfg, st.cubes, live, boards, side, ply, value, owner,
-                                    turned, alive, outcome, cube_out)
-            else:
-                rows0, rows1 = _cube_rows(st, live, boards, side, ply, value, owner)
-                _play.lockstep_cube_rows(st.gcfg, st.cubes, live, boards, side, ply, value,
-                                         owner, turned, alive, outcome, cube_out, rows0, rows1)
+            lockstep_cube_phase(st, g, live, rows)
             live = np.flatnonzero(alive)
         if live.size == 0:
             break
@@ -392,13 +413,13 @@ def _lockstep_chunk(st, game0, rows):
             if evaluate is None:
                 continue
             if st.late_ply < 0:
-                _evaluate_pending(evaluate, s, live, side, res, off, choice, game0,
+                evaluate_pending(evaluate, s, live, side, res, off, choice, game0,
                                   boards=boards, dice=dice)
             else:               # the early bot before the late ply, the late one from it
                 late = ply[live] >= st.late_ply
-                _evaluate_pending(evaluate, s, live, side, res, off, choice, game0, ~late,
+                evaluate_pending(evaluate, s, live, side, res, off, choice, game0, ~late,
                                   boards=boards, dice=dice)
-                _evaluate_pending(st.late_evaluators[s], s, live, side, res, off, choice,
+                evaluate_pending(st.late_evaluators[s], s, live, side, res, off, choice,
                                   game0, late, boards=boards, dice=dice)
         _play.lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, st.gcfg,
                              cfg, value, turned, outcome, cube_out)
@@ -434,7 +455,7 @@ def _cube_rows(st, live, boards, side, ply, value, owner):
     return rows
 
 
-def _evaluate_pending(evaluate, s, live, side, res, off, choice, game0, where=True, *,
+def evaluate_pending(evaluate, s, live, side, res, off, choice, game0, where=True, *,
                       boards=None, dice=None):
     """Fill ``choice`` for the games where evaluator bot ``s`` is to move (and ``where``).
     ``boards`` (per game) and ``dice`` (per entry of ``live``) are the positions before the
