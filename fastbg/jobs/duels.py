@@ -30,7 +30,7 @@ from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
 from fastbg.sim import bots as _bots
 from fastbg.sim import game_kernels as _play
 from fastbg.sim.games import (BotError, ChunkRows, TASKS_PER_THREAD, evaluate_pending,
-                              lockstep_cube_phase, lockstep_games,
+                              lockstep_games, lockstep_round,
                               game_arrays, raise_for_errors)
 from fastbg.sim.setup import OPENINGS, job_setup, ready_cube_plugins
 from fastbg.jobs.rollouts import mover_values, roll_index
@@ -86,21 +86,15 @@ def _duel_rounds(st, game0, rows, luck, total_luck, decisions, seconds):
     """The lock-step loop of fastbg.sim.games (one ply of every live game per round),
     each side's choice on its own and timed, the luck of each roll added to total_luck."""
     outcome, cube_out = rows.outcome, rows.cube_out
-    n = outcome.shape[0]
     cfg = st.cubes.cfg
     g = lockstep_games(st, game0, rows)
-    boards, side, ply, d1, d2 = g.boards, g.side, g.ply, g.d1, g.d2
+    boards, side, ply = g.boards, g.side, g.ply
     value, owner, turned, alive = g.value, g.owner, g.turned, g.alive
     opening = None if luck is None else _opening_expectation(st, game0, luck)
     while True:
-        live = np.flatnonzero(alive)
-        if live.size and st.cube_on:
-            lockstep_cube_phase(st, g, live, rows)
-            live = np.flatnonzero(alive)
+        live, dice = lockstep_round(st, game0, g, rows)
         if live.size == 0:
             break
-        dice = np.zeros((live.size, 2), np.int64)
-        _play.lockstep_dice(st.seed, game0, live, ply, d1, d2, st.gcfg, st.rot, dice)
         if luck is not None:
             total_luck[live] += value[live] * _round_luck(st, game0, live, boards, side, ply,
                                                           dice, luck, opening)

@@ -386,6 +386,19 @@ def lockstep_cube_phase(st, g, live, rows):
                                  rows0, rows1)
 
 
+def lockstep_round(st, game0, g, rows):
+    """The start of a lock-step round: the cube phase of the live games of ``g``, then
+    (live game indices, their dice (len(live), 2)); no live game left: an empty ``live``."""
+    live = np.flatnonzero(g.alive)
+    if live.size and st.cube_on:
+        lockstep_cube_phase(st, g, live, rows)
+        live = np.flatnonzero(g.alive)
+    dice = np.zeros((live.size, 2), np.int64)
+    if live.size:
+        _play.lockstep_dice(st.seed, game0, live, g.ply, g.d1, g.d2, st.gcfg, st.rot, dice)
+    return live, dice
+
+
 def _lockstep_chunk(st, game0, rows):
     """Play a chunk one ply per round, calling the Python evaluators between rounds."""
     outcome, cube_out, final = rows.outcome, rows.cube_out, rows.final
@@ -393,18 +406,13 @@ def _lockstep_chunk(st, game0, rows):
     seed = st.seed
     cfg = st.cubes.cfg
     g = lockstep_games(st, game0, rows)
-    boards, side, ply, d1, d2 = g.boards, g.side, g.ply, g.d1, g.d2
+    boards, side, ply = g.boards, g.side, g.ply
     value, owner, turned, alive = g.value, g.owner, g.turned, g.alive
     n_tasks = max(1, st.n_threads * TASKS_PER_THREAD)
     while True:
-        live = np.flatnonzero(alive)
-        if live.size and st.cube_on:
-            lockstep_cube_phase(st, g, live, rows)
-            live = np.flatnonzero(alive)
+        live, dice = lockstep_round(st, game0, g, rows)
         if live.size == 0:
             break
-        dice = np.zeros((live.size, 2), np.int64)
-        _play.lockstep_dice(seed, game0, live, ply, d1, d2, st.gcfg, st.rot, dice)
         res, off = _legal_moves_rows(np.ascontiguousarray(boards[live]), dice, st.n_threads)
         choice = np.zeros(live.size, np.int64)
         _play.lockstep_choose(seed, game0, live, ply, side, st.bots, boards, res, off, n_tasks,
