@@ -15,6 +15,11 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+try:
+    import fcntl                   # POSIX: the workers of one run share the plain-Python run
+except ImportError:
+    fcntl = None
+
 import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -57,9 +62,7 @@ class NojitRun:
     dir: pathlib.Path
 
 
-@pytest.fixture(scope="session")
-def nojit_runs(tmp_path_factory):
-    out = tmp_path_factory.mktemp("nojit")
+def _run_nojit(out):
     env = dict(os.environ, NUMBA_DISABLE_JIT="1",
                PYTHONPATH=os.pathsep.join([str(HERE.parent), str(HERE),
                                            os.environ.get("PYTHONPATH", "")]))
@@ -67,6 +70,25 @@ def nojit_runs(tmp_path_factory):
                            *NOJIT_MODULES], cwd=HERE.parent, env=env, capture_output=True,
                           text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+@pytest.fixture(scope="session")
+def nojit_runs(tmp_path_factory, request):
+    """The plain-Python runs, once per test run: under pytest-xdist the first worker to
+    ask runs them (holding a lock in the run's shared temporary folder) and the others
+    read its outputs."""
+    shared = hasattr(request.config, "workerinput") and fcntl is not None
+    if shared:
+        root = tmp_path_factory.getbasetemp().parent
+        out = root / "nojit"
+        with open(root / "nojit.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (out / "status.json").exists():
+                out.mkdir(exist_ok=True)
+                _run_nojit(out)
+    else:
+        out = tmp_path_factory.mktemp("nojit")
+        _run_nojit(out)
     status = json.loads((out / "status.json").read_text())
     return {name: NojitRun(rc, (out / name / "stdout.txt").read_text(), out / name)
             for name, rc in status.items()}
@@ -90,3 +112,20 @@ def gnubg_net():
         return fastbg.gnubg_net()
     except FileNotFoundError as err:
         pytest.skip(f"no gnubg weights: {err}")
+
+
+# The slowest files of a fresh run (numba compiling included), slowest first. pytest-xdist
+# hands out whole files (--dist loadfile) in collection order (--no-loadscope-reorder):
+# starting with the long ones leaves short ones for the end, so no worker idles while
+# another finishes a long file. The rest keep their order.
+SLOW_FILES = ("tests/test_gnubgnet.py", "tests/test_rollout.py", "tests/test_cubeful_play.py",
+              "tests/test_interrupts.py", "tests/test_play.py", "tests/test_search.py",
+              "tests/test_gnubginputs.py", "tests/test_ray.py", "tests/test_readme.py",
+              "tests/test_decision_rollouts.py", "tests/test_notation.py",
+              "tests/test_movegen.py", "tests/test_gnubg.py", "tests/test_records.py",
+              "tests/test_evaluators.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(SLOW_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(rank)))

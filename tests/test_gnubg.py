@@ -167,12 +167,23 @@ def test_bot_by_name_and_object():
     assert s["win_rate"][0] >= 0.9 and s["points_per_game"] > 1.5
 
 
-def test_pubeval_loses_to_gnubg():
-    res = fastbg.play(1000, ("pubeval", "gnubg-nn"), seed=5)
-    s = res.summary()
-    lo, hi = s["points_per_game_ci95"]
-    assert s["points_per_game"] < 0 and hi < 0
-    assert lo < -0.63 + 0.03 and hi > -0.63 - 0.03      # overlaps the published figure
+def test_gnubg_nn_player_plays_the_games_of_the_gnubg_bot():
+    """gnubg-nn's own 0-ply player (a Python call per candidate) and fastbg's port of the
+    same networks (the "gnubg" bot) play the same games on the same dice. This checks the
+    gnubg-nn bot's plumbing (views, scores, the win score) move by move; its strength
+    follows from the gnubg bot's: pubeval's published -0.63 points per game against GNU
+    Backgammon's 0-ply player is checked on 20,000 games of it
+    (tests/test_gnubgnet.py::test_pubeval_against_gnubg_20000_games). A game may part
+    where two candidates tie within float32 rounding (gnubg computes in float32): one game
+    in 300 did here."""
+    n = 150
+    fast = fastbg.play(n, ("pubeval", "gnubg"), seed=5)
+    nn = fastbg.play(n, ("pubeval", "gnubg-nn"), seed=5)
+    same = np.ones(n, bool)
+    for name in ("winner", "kind", "points", "plies", "first"):
+        same &= getattr(fast, name) == getattr(nn, name)
+    assert same.sum() >= 0.97 * n, np.flatnonzero(~same)
+    assert nn.summary()["points_per_game"] < 0              # pubeval loses to it
 
 
 def test_missing_gnubg_nn(monkeypatch):

@@ -75,17 +75,17 @@ def _without_time(d):
 
 
 def test_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
-    args = ["rollout", "4HPwATDgc/ABMA", "--bot", "pubeval", "--trials", "64800", "--chunk",
-            "648", "--seed", "5", "--threads", "1", "--no-progress", "--out", "r.jsonl"]
+    args = ["rollout", "4HPwATDgc/ABMA", "--bot", "pubeval", "--trials", "19440", "--chunk",
+            "324", "--seed", "5", "--threads", "1", "--no-progress", "--out", "r.jsonl"]
     path = tmp_path / "r.jsonl"
     out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
-    recs = _check_interrupted(out, err, rc, path, 100)
+    recs = _check_interrupted(out, err, rc, path, 60)
     assert "partial: interrupted" in out
-    assert all(r["hi"] - r["lo"] == 648 for r in recs)
+    assert all(r["hi"] - r["lo"] == 324 for r in recs)
     done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume", "--json", "r.json"],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    want = fastbg.rollout("4HPwATDgc/ABMA", trials=64800, chunk_size=648, seed=5,
+    want = fastbg.rollout("4HPwATDgc/ABMA", trials=19440, chunk_size=324, seed=5,
                           bot="pubeval")
     got = json.loads((tmp_path / "r.json").read_text())
     assert _without_time(got) == json.loads(json.dumps(want.to_dict()))
@@ -94,7 +94,7 @@ def test_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
 
 def test_move_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
     args = ["rollout", "4HPwATDgc/ABMA", "--dice", "3-1", "--moves", "8/5 6/5;24/21 6/5",
-            "--bot", "pubeval", "--trials", "12960", "--chunk", "324", "--seed", "5",
+            "--bot", "pubeval", "--trials", "6480", "--chunk", "162", "--seed", "5",
             "--threads", "1", "--no-progress", "--out", "m.jsonl"]
     path = tmp_path / "m.jsonl"
     out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
@@ -103,13 +103,13 @@ def test_move_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     want = fastbg.rollout_moves("4HPwATDgc/ABMA", (3, 1), moves=["8/5 6/5", "24/21 6/5"],
-                                trials=12960, chunk_size=324, seed=5, bot="pubeval")
+                                trials=6480, chunk_size=162, seed=5, bot="pubeval")
     got = json.loads((tmp_path / "m.json").read_text())
     assert _without_time(got) == json.loads(json.dumps(want.to_dict()))
 
 
 def test_positions_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
-    ids = [fastbg.position_id(b) for b in fastbg.legal_moves(fastbg.START, (6, 5))] * 4
+    ids = [fastbg.position_id(b) for b in fastbg.legal_moves(fastbg.START, (6, 5))] * 2
     (tmp_path / "p.txt").write_text("\n".join(ids) + "\n")
     args = ["rollout", "--positions", "p.txt", "--bot", "pubeval", "--trials", "1296",
             "--seed", "5", "--threads", "1", "--no-progress", "--out", "p.jsonl"]
@@ -126,17 +126,17 @@ def test_positions_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
 
 
 def test_play_ctrl_c_then_resume_is_bit_identical(tmp_path):
-    args = ["play", "--bots", "pubeval,greedy", "--games", "60000", "--seed", "9",
+    args = ["play", "--bots", "pubeval,greedy", "--games", "16000", "--seed", "9",
             "--threads", "1", "--no-progress", "--out", "g.jsonl"]
     path = tmp_path / "g.jsonl"
     out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
     recs = _check_interrupted(out, err, rc, path, 10**9)
-    assert recs[-1]["hi"] < 60000 and "partial: interrupted" in out
+    assert recs[-1]["hi"] < 16000 and "partial: interrupted" in out
     done = subprocess.run([sys.executable, "-m", "fastbg"] + args
                           + ["--resume", "--json", "s.json", "--save", "g.npz"],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    want = fastbg.play(60000, ("pubeval", "greedy"), seed=9)
+    want = fastbg.play(16000, ("pubeval", "greedy"), seed=9)
     got = fastbg.GameResults.load(tmp_path / "g.npz")
     for name in ("winner", "kind", "points", "plies", "first", "cube", "dropped"):
         assert np.array_equal(getattr(got, name), getattr(want, name)), name
@@ -147,32 +147,32 @@ def test_play_ctrl_c_then_resume_is_bit_identical(tmp_path):
 
 
 def test_matches_ctrl_c_then_resume_is_bit_identical(tmp_path):
-    args = ["play", "--bots", "pubeval,greedy", "--match", "5", "--games", "20000",
+    args = ["play", "--bots", "pubeval,greedy", "--match", "5", "--games", "5000",
             "--seed", "4", "--threads", "1", "--no-progress", "--out", "m.jsonl"]
     path = tmp_path / "m.jsonl"
     out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
     recs = _check_interrupted(out, err, rc, path, 10**9)
-    assert recs[-1]["hi"] < 20000
+    assert recs[-1]["hi"] < 5000
     done = subprocess.run([sys.executable, "-m", "fastbg"] + args
                           + ["--resume", "--save", "m.npz"],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    want = fastbg.play_matches(20000, 5, ("pubeval", "greedy"), seed=4)
+    want = fastbg.play_matches(5000, 5, ("pubeval", "greedy"), seed=4)
     got = fastbg.MatchResults.load(tmp_path / "m.npz")
     for name in ("winner", "games", "score"):
         assert np.array_equal(getattr(got, name), getattr(want, name)), name
 
 
 def test_tournament_ctrl_c_then_resume_is_bit_identical(tmp_path):
-    args = ["tournament", "--bots", "random,greedy,pubeval", "--games", "6000", "--chunk",
-            "200", "--seed", "3", "--threads", "1", "--no-progress", "--out", "t.jsonl"]
+    args = ["tournament", "--bots", "random,greedy,pubeval", "--games", "2000", "--chunk",
+            "100", "--seed", "3", "--threads", "1", "--no-progress", "--out", "t.jsonl"]
     path = tmp_path / "t.jsonl"
     out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
-    _check_interrupted(out, err, rc, path, 3 * 30)
+    _check_interrupted(out, err, rc, path, 3 * 20)
     done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume", "--json", "-"],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    want = fastbg.tournament(["random", "greedy", "pubeval"], 6000, seed=3, chunk_size=200)
+    want = fastbg.tournament(["random", "greedy", "pubeval"], 2000, seed=3, chunk_size=100)
     assert json.loads(done.stdout) == json.loads(want.to_json())
 
 

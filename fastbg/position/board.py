@@ -52,6 +52,10 @@ def validate(board):
         raise ValueError(
             f"board values must fit in int8 ({_INT8.min}..{_INT8.max}), got {a.min()}..{a.max()}")
     out = np.ascontiguousarray(a, dtype=BOARD_DTYPE)
+    if not out.flags.writeable:
+        # numba types a read-only array apart from a writable one: passing START (read-only)
+        # would compile every kernel it reaches a second time
+        out = out.copy()
     if first_invalid_row(out.reshape(-1, BOARD_SIZE)) < 0:
         return out
     rows = a.reshape(-1, BOARD_SIZE).astype(np.int16)  # int16: abs() and sums cannot overflow

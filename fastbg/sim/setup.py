@@ -357,5 +357,7 @@ def _met_arrays(rules):
         return np.zeros((1, 1)), np.zeros((2, 1))
     from fastbg.cube import met as _met
     table = _met.load_default()
-    return (np.ascontiguousarray(table.pre_crawford, np.float64),
-            np.ascontiguousarray(table.post_crawford, np.float64))
+    # writable copies: the table's own arrays are read-only, and numba types a read-only
+    # array apart from a writable one, so the money and match runs would compile the game
+    # kernels twice
+    return (np.array(table.pre_crawford, np.float64), np.array(table.post_crawford, np.float64))

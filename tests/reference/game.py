@@ -26,6 +26,8 @@ import json
 import math
 from importlib import resources
 
+import numpy as np
+
 from .movegen import BAR, HOME_TOP, OPP_BAR, as_tuple, legal_moves_ref
 
 MASK64 = 2**64 - 1
@@ -166,11 +168,27 @@ def pubeval_inputs(b):
     return x
 
 
+_VECTORS = {}
+
+
+def _weight_vector(race):
+    if race not in _VECTORS:
+        _VECTORS[race] = np.array(weights()["race" if race else "contact"], np.float64)
+    return _VECTORS[race]
+
+
 def pubeval_score(b, race):
+    """pubeval's score of the result ``b``: its weights times its inputs (summed in numpy's
+    order, not the kernel's: the callers treat scores within a rounding error as a tie)."""
     if mover_count(b) == 0:
         return PUBEVAL_WIN
-    w = weights()["race" if race else "contact"]
-    return sum(wi * xi for wi, xi in zip(w, pubeval_inputs(b)))
+    return float(_weight_vector(race) @ np.array(pubeval_inputs(b)))
+
+
+def pubeval_scores(cands, race):
+    """:func:`pubeval_score` of each candidate, as one matrix product."""
+    scores = np.array([pubeval_inputs(c) for c in cands]) @ _weight_vector(race)
+    return [PUBEVAL_WIN if mover_count(c) == 0 else float(x) for c, x in zip(cands, scores)]
 
 
 def greedy_score(b):
@@ -190,8 +208,7 @@ def greedy_score(b):
 
 def score_all(bot, before, cands):
     if bot == "pubeval":
-        race = is_race(before)
-        return [pubeval_score(c, race) for c in cands]
+        return pubeval_scores(cands, is_race(before))
     if bot == "greedy":
         return [greedy_score(c) for c in cands]
     if callable(bot):
