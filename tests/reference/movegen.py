@@ -48,7 +48,11 @@ def step(board, die):
     Bearing off (section 5): only with every checker home; a die bears off from its own point,
     or from the highest occupied point when the mover has no checker on a higher point than the die.
     """
-    b = as_tuple(board)
+    return _step(as_tuple(board), die)
+
+
+def _step(b, die):
+    """:func:`step` of a board already a tuple of 26 ints (the boards this module makes)."""
     out = []
     if b[BAR] > 0:
         dest = BAR - die
@@ -104,7 +108,7 @@ def _levels(board, order):
     for die in order:
         nxt = set()
         for b in levels[-1]:
-            for _, nb in step(b, die):
+            for _, nb in _step(b, die):
                 nxt.add(nb)
         if not nxt:
             break
@@ -169,7 +173,7 @@ def reachable_by_steps(board, dice):
         b, left = stack.pop()
         for i, die in enumerate(left):
             rest = left[:i] + left[i + 1:]
-            for _, nb in step(b, die):
+            for _, nb in _step(b, die):
                 state = (nb, rest)
                 if state not in seen:
                     seen.add(state)
