@@ -178,6 +178,10 @@ def test_reference_scores_equal_kernel_scores():
             seen_race += race
             seen_contact += not race
             assert race == _kpol.is_race(np.array(board, np.int8))
+            rows, _ = ref.pubeval_inputs_rows(cands)
+            assert rows.tolist() == [ref.pubeval_inputs(c) for c in cands]
+            assert np.allclose(ref.pubeval_scores(cands, race),
+                               [ref.pubeval_score(c, race) for c in cands], rtol=1e-12, atol=0)
             for c in cands:
                 arr = np.array(c, np.int8)
                 got = _kpol.pubeval_score(arr, point, extra, 0 if race else 1)

@@ -185,10 +185,28 @@ def pubeval_score(b, race):
     return float(_weight_vector(race) @ np.array(pubeval_inputs(b)))
 
 
+def pubeval_inputs_rows(cands):
+    """:func:`pubeval_inputs` of each candidate, as rows of one array (the same inputs,
+    built column by column; tests/test_play.py checks them against the scalar version)."""
+    b = np.array(cands, np.int64).reshape(-1, 26)
+    n = b[:, 24:0:-1]                       # n[:, j - 1] = b[25 - j], j = 1..24
+    x = np.zeros((b.shape[0], 122))
+    x[:, 0:120:5] = n == -1
+    x[:, 1:120:5] = n == 1
+    x[:, 2:120:5] = n >= 2
+    x[:, 3:120:5] = n == 3
+    x[:, 4:120:5] = np.where(n >= 4, (n - 3) / 2.0, 0.0)
+    x[:, 120] = -b[:, OPP_BAR] / 2.0
+    on = np.clip(b[:, 1:BAR + 1], 0, None).sum(axis=1)
+    x[:, 121] = (CHECKERS - on) / 15.0
+    return x, on
+
+
 def pubeval_scores(cands, race):
     """:func:`pubeval_score` of each candidate, as one matrix product."""
-    scores = np.array([pubeval_inputs(c) for c in cands]) @ _weight_vector(race)
-    return [PUBEVAL_WIN if mover_count(c) == 0 else float(x) for c, x in zip(cands, scores)]
+    x, on = pubeval_inputs_rows(cands)
+    scores = x @ _weight_vector(race)
+    return [PUBEVAL_WIN if k == 0 else float(v) for k, v in zip(on, scores)]
 
 
 def greedy_score(b):

@@ -16,7 +16,8 @@ HOME_TOP = 6
 
 def as_tuple(board):
     """Any sequence of 26 integers (list, tuple, numpy row) as a tuple of Python ints."""
-    t = tuple(int(x) for x in board)
+    # a numpy row's tolist() gives Python ints, as int() of each entry would
+    t = tuple(board.tolist()) if hasattr(board, "tolist") else tuple(int(x) for x in board)
     if len(t) != 26:
         raise ValueError(f"a board has 26 entries, got {len(t)}")
     return t
