@@ -220,22 +220,22 @@ RACE = board({12: 2, 9: 2, 8: 3, 6: 4, 5: 2, 4: 2}, {12: 1, 10: 2, 8: 3, 7: 2, 6
                                 {"truncate": 7, "evaluator": "race"}],
                          ids=["plain", "vr", "truncated"])
 def test_reproducible_and_thread_independent(kw):
-    runs = [rollout(RACE, trials=1296, seed=4, threads=t, **kw).to_dict()
+    runs = [rollout(RACE, trials=648, seed=4, threads=t, **kw).to_dict()
             for t in (1, 2, None)]
     assert runs[0] == runs[1] == runs[2]
-    other = rollout(RACE, trials=1296, seed=5, **kw)
+    other = rollout(RACE, trials=648, seed=5, **kw)
     assert other.equity != runs[0]["equity"]
 
 
 def test_chunk_size_changes_no_game():
     """The trials are the same whatever the chunks; sums are per chunk, so only float
     rounding may differ (integer outcomes: not even that)."""
-    a = rollout(START_ID, trials=2592, seed=8)
-    b = rollout(START_ID, trials=2592, seed=8, chunk_size=500)
+    a = rollout(START_ID, trials=1296, seed=8)
+    b = rollout(START_ID, trials=1296, seed=8, chunk_size=500)
     da, db = a.to_dict(), b.to_dict()
     assert da.pop("settings")["chunk_size"] == 1296 and db.pop("settings")["chunk_size"] == 500
     assert da == db
-    kw = {"trials": 2592, "seed": 8, "variance_reduction": True, "evaluator": "race"}
+    kw = {"trials": 1296, "seed": 8, "variance_reduction": True, "evaluator": "race"}
     a = rollout(RACE, **kw)
     b = rollout(RACE, chunk_size=700, **kw)
     np.testing.assert_allclose(a.probabilities + [a.equity], b.probabilities + [b.equity],
@@ -254,7 +254,7 @@ def _lines(path):
 @pytest.mark.parametrize("kw", [{}, {"variance_reduction": True, "evaluator": "race"}],
                          ids=["plain", "vr"])
 def test_resume_after_crash_is_bit_identical(tmp_path, kw):
-    args = dict(trials=1296, seed=3, chunk_size=324, **kw)
+    args = dict(trials=648, seed=3, chunk_size=162, **kw)
     full = tmp_path / "full.jsonl"
     want = rollout(RACE, out=str(full), **args)
     lines = _lines(full)
