@@ -8,7 +8,10 @@
 * Input validation, thread-count independence, and a money session of pubeval games with the
   race Janowski cube on both sides (doubles happen; the run is reproducible).
 """
+import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -308,3 +311,24 @@ def test_money_session_with_race_cube():
     again = fastbg.play(2000, ("pubeval", "pubeval"), **kw)
     for name in ("winner", "kind", "points", "plies", "cube", "dropped"):
         assert np.array_equal(getattr(res, name), getattr(again, name)), name
+
+
+def test_race_cube_game_kernel_loads_from_the_disk_cache():
+    """The race formula's Janowski strategy is a marker type of the game kernels, not a
+    numba function passed in (a type numba cannot cache across processes): a new process
+    loads the kernel this one compiled instead of compiling it again."""
+    kw = dict(rules=fastbg.MoneyRules(), cube=(race_cube(), race_cube()), seed=1)
+    here = fastbg.play(50, ("pubeval", "pubeval"), **kw)
+    code = ("import json, fastbg\n"
+            "from fastbg.evaluators import race_cube\n"
+            "from fastbg.sim import game_kernels\n"
+            "r = fastbg.play(50, ('pubeval', 'pubeval'), rules=fastbg.MoneyRules(),\n"
+            "                cube=(race_cube(), race_cube()), seed=1)\n"
+            "s = game_kernels.play_games.stats\n"
+            "print(json.dumps([sum(s.cache_misses.values()), sum(s.cache_hits.values()),\n"
+            "                  r.points.tolist()]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    misses, hits, points = json.loads(out.stdout.strip().splitlines()[-1])
+    assert (misses, hits) == (0, 1)
+    assert points == here.points.tolist()

@@ -38,10 +38,13 @@ in the last rolls of a bear-off, where the number of rolls, not pips, decides (o
 the 6-point against one on the ace: 0.39 here, exactly 0.75 by tests/reference/exact.py).
 """
 import math
+from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
+from fastbg.cube.decision_kernels import probs_call
 from fastbg.jit import HOT
 from fastbg.constants import BAR, CHECKERS, HOME_TOP
 
@@ -152,3 +155,22 @@ def race_probabilities_batch(boards, out):
     """
     for i in prange(boards.shape[0]):
         race_probabilities(boards[i], out[i])
+
+
+RaceProbs = namedtuple("RaceProbs", "tag")
+RaceProbs.__doc__ = """The type of :data:`RACE_PROBS`: a Janowski strategy whose probabilities are
+:func:`race_probabilities`, called directly by the game kernels. A numba function passed as an
+argument is a type of its own, and a kernel compiled for it cannot be loaded from numba's
+disk cache by another process: with the marker the kernel is cached like the built-in
+strategies' (``fastbg.evaluators.race_cube()`` no longer compiles the game kernel again in
+every process)."""
+RACE_PROBS = RaceProbs(np.int64(0))
+
+
+@overload(probs_call)
+def _probs_call_race(plug, board, p):
+    if isinstance(plug, types.BaseNamedTuple) and plug.instance_class is RaceProbs:
+        def call(plug, board, p):
+            race_probabilities(board, p)
+        return call
+    return None

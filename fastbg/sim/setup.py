@@ -78,7 +78,8 @@ class JobSetup:
     @property
     def has_plugins(self):
         """True when a numba plug-in (scorer or cube probabilities) is compiled in."""
-        return any(p is not None and p is not _play.NET_CUBE
+        from fastbg.evaluators.race_kernels import RACE_PROBS
+        return any(p is not None and p is not _play.NET_CUBE and p is not RACE_PROBS
                    for p in (self.bots.plugin0, self.bots.plugin1,
                              self.cubes.plugin0, self.cubes.plugin1))
 
@@ -192,7 +193,7 @@ def _cube_plugs(cubes, lockstep, gnet, gbo):
         if c.batch is not None:
             plugs.append(None)               # its rows come with the call (lockstep_cube_rows)
         elif c.net is None:
-            plugs.append(c.probs)
+            plugs.append(_kernel_plug(c.probs))
         elif not lockstep and (gnet is None or gnet is c.net.arrays):
             gnet, gbo = c.net.arrays, c.net.bearoff
             plugs.append(_play.NET_CUBE)
@@ -204,6 +205,13 @@ def _cube_plugs(cubes, lockstep, gnet, gbo):
         # so one game kernel (compiled once, cached) serves them all
         plugs = [_play.NET_CUBE if p is None else p for p in plugs]
     return plugs, gnet, gbo
+
+
+def _kernel_plug(probs):
+    """A Janowski strategy's probabilities as the game kernels take them: the built-in race
+    formula as its marker (a kernel type numba caches on disk), any other plug-in as it is."""
+    from fastbg.evaluators import race_kernels
+    return race_kernels.RACE_PROBS if probs is race_kernels.race_probabilities else probs
 
 
 def _cube_batch(cubes, plugs):
@@ -218,7 +226,7 @@ def _cube_batch(cubes, plugs):
         elif c.net is not None:
             out.append(c.net.probabilities)
         elif plug is not None:
-            out.append(_plugin_rows(plug))
+            out.append(_plugin_rows(c.probs))
         else:
             out.append(None)
     return tuple(out)
