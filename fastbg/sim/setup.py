@@ -77,9 +77,10 @@ class JobSetup:
 
     @property
     def has_plugins(self):
-        """True when a numba plug-in (scorer or cube probabilities) is compiled in."""
-        from fastbg.evaluators.race_kernels import RACE_PROBS
-        return any(p is not None and p is not _play.NET_CUBE and p is not RACE_PROBS
+        """True when a numba plug-in (scorer or cube probabilities) is compiled in: a
+        numba function in a plug-in slot (the built-in markers, NET_CUBE and RACE_PROBS,
+        are not plug-ins)."""
+        return any(hasattr(p, "py_func")
                    for p in (self.bots.plugin0, self.bots.plugin1,
                              self.cubes.plugin0, self.cubes.plugin1))
 
