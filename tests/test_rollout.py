@@ -16,6 +16,7 @@ import json
 import math
 from fractions import Fraction as F
 
+import numba
 import numpy as np
 import pytest
 
@@ -561,3 +562,26 @@ def test_xgid_with_dice_or_pending_double_is_refused():
         rollout(xgid(fastbg.START, dice=(3, 1)), trials=36)
     with pytest.raises(ValueError, match="MatchRules"):
         rollout(xgid(fastbg.START, match_length=5), trials=36, rules=fastbg.MoneyRules())
+
+
+@numba.njit
+def _fewest_pips(before, candidates, out):
+    for i in range(candidates.shape[0]):
+        pips = 0
+        for p in range(1, 26):
+            if candidates[i, p] > 0:
+                pips += p * candidates[i, p]
+        out[i] = -pips
+
+
+def test_variance_reduction_refuses_plugins_but_not_the_built_in_markers():
+    """A scorer plug-in is a numba function in a slot: variance reduction refuses it. The
+    race Janowski cube is a built-in marker (RACE_PROBS), not a plug-in."""
+    from fastbg.evaluators.race import race_cube
+    from fastbg.sim.setup import job_setup
+    bot = fastbg.ScorerBot(_fewest_pips, "fewest-pips")
+    assert job_setup(bots=(bot, "pubeval")).has_plugins
+    cubes = dict(rules=fastbg.MoneyRules(), cube=(race_cube(), race_cube()))
+    assert not job_setup(bots=("pubeval", "pubeval"), **cubes).has_plugins
+    with pytest.raises(ValueError, match="variance reduction supports the built-in bots"):
+        rollout(RACE, trials=36, bot=bot, variance_reduction=True, evaluator="race")
