@@ -143,3 +143,81 @@ def test_mover_scores_equal_the_nets_scores(net):
                                       np.tile([[3, 1], [6, 6], [5, 2]], (20, 1)))
     flipped = np.ascontiguousarray(-res[:, ::-1])
     np.testing.assert_array_equal(mover_scores(net.probabilities(flipped)), net.scores(res))
+
+
+def test_level_kernels_keep_each_nodes_distinct_results():
+    """distinct_results: each node's results once, flipped, in order of first appearance,
+    and every result row maps back to its own board; the same as numpy's unique."""
+    from fastbg.evaluators import search_kernels as k
+    from fastbg.position.moves import legal_moves_rows
+    nodes = np.concatenate([selfplay_positions(40, seed=28), bearoff_positions(5, seed=29)])
+    n = len(nodes)
+    res, off = legal_moves_rows(np.repeat(nodes, 21, axis=0),
+                                np.tile(fastbg.ROLLS.astype(np.int64), (n, 1)), 1)
+    flipped = np.empty_like(res)
+    local = np.full(len(res), -1, np.int64)
+    n_distinct = np.zeros(n, np.int64)
+    k.distinct_results(res, off, 0, n, flipped, local, n_distinct, k.new_node_hash())
+    base = np.zeros(n + 1, np.int64)
+    np.cumsum(n_distinct, out=base[1:])
+    uniq = np.empty((base[-1], 26), np.int8)
+    k.gather_distinct(flipped, off, n_distinct, base, 0, n, uniq)
+    repeats = 0
+    for j in range(n):
+        mine = res[off[21 * j]:off[21 * j + 21]]
+        _, first = np.unique(mine, axis=0, return_index=True)
+        want = np.ascontiguousarray(-mine[np.sort(first)][:, ::-1])
+        np.testing.assert_array_equal(uniq[base[j]:base[j + 1]], want)
+        rows = uniq[base[j] + local[off[21 * j]:off[21 * j + 21]]]
+        np.testing.assert_array_equal(-rows[:, ::-1], mine)
+        repeats += len(mine) - len(first)
+    assert repeats > 0                  # some results do come from two rolls
+
+
+def test_level_kernel_picks_the_first_best_with_its_ties(net):
+    """pick_best against numpy on the same probabilities: the first result of the best
+    mover's score of each roll, and a tie flag where another has that score exactly."""
+    from fastbg.evaluators import search_kernels as k
+    from fastbg.evaluators.search import mover_scores
+    n = 30
+    rng = np.random.default_rng(30)
+    counts = rng.integers(1, 9, n * 21)
+    off = np.concatenate([[0], np.cumsum(counts)])
+    # scores from few distinct probability rows, so exact ties are common
+    palette = net.probabilities(selfplay_positions(6, seed=31))
+    q = palette[rng.integers(0, 6, off[-1])]
+    q[rng.random(off[-1]) < 0.2, 1] += 1e-3      # equal scores, other probabilities
+    local = np.concatenate([np.arange(c) for c in np.diff(off[::21])])
+    base = off[::21].copy()
+    for leaf in (True, False):
+        child = np.empty(n * 21, np.int64)
+        tied = np.empty(n * 21, np.int64)
+        k.pick_best(q, off, local, base, np.bool_(leaf), 0, n * 21, child, tied)
+        s = mover_scores(q)
+        for p in range(n * 21):
+            seg = np.arange(off[p], off[p + 1])
+            best = seg[np.argmax(s[seg])]
+            assert child[p] == best
+            others = [c for c in seg if c != best and s[c] == s[best]]
+            if leaf:
+                others = [c for c in others if (q[c] != q[best]).any()]
+            assert tied[p] == (len(others) > 0)
+
+
+def test_repeated_nodes_are_searched_once_with_the_same_values(net):
+    """Roots given twice, and a position on the bar against a closed board (every roll
+    dances: one child for all 21 rolls), equal their separate searches."""
+    closed = np.zeros(26, np.int8)
+    closed[25] = 2                              # two on the bar
+    closed[6], closed[13] = 5, 8
+    closed[19:25] = -2                          # the opponent's closed board
+    closed[1] = -3
+    boards = np.concatenate([selfplay_positions(4, seed=32), [closed]])
+    twice = np.concatenate([boards, boards[::-1]])
+    for ply in (1, 2):
+        p, t = nply_probabilities(net, twice, ply, return_ties=True)
+        for i, b in enumerate(twice):
+            one, one_t = nply_probabilities(net, b, ply, return_ties=True)
+            np.testing.assert_array_equal(p[i], one)
+            assert t[i] == one_t
+        np.testing.assert_array_equal(p[:5], p[5:][::-1])

@@ -12,12 +12,14 @@ seconds, since plug-ins are not cached on disk)::
     from fastbg.evaluators.race_kernels import race_probabilities
     p1 = nply_probabilities(race_probabilities, boards, 1)
 """
+import threading
+
 import numpy as np
 
 from fastbg.constants import BOARD_SIZE, ROLLS
 from fastbg.evaluators import search_kernels as _k
 from fastbg.evaluators.net_kernels import C_BEAROFF2
-from fastbg.parallel import resolve_threads, threads as _threads
+from fastbg.parallel import resolve_threads, run_spans, threads as _threads
 from fastbg.position.board import validate
 from fastbg.position.moves import legal_moves_rows
 from fastbg.validation import check_int
@@ -118,34 +120,63 @@ def _gnubg_values(net, rows, ply, n_threads):
 def _expand(net, nodes, ply, n_threads):
     """The ``ply``-ply values of ``nodes`` (k, 26), each searched (docs/engine.md
     section 1): the 21 rolls' moves, the best of each by its 0-ply score (the first best),
-    the child evaluated at ply - 1 from the other side; and the ties met."""
+    the child evaluated at ply - 1 from the other side; and the ties met.
+
+    Each node's distinct results are evaluated once, in one batch for the whole level
+    (:func:`fastbg.evaluators.search_kernels.distinct_results`: about one result in nine
+    comes from two rolls of the same node), and each distinct node is searched once: many
+    rolls can lead to the same child (every roll that dances from the bar, bear-offs), a
+    quarter of the second level of a 2-ply search (measured on positions of pubeval
+    games)."""
+    rows = np.ascontiguousarray(nodes).view(np.dtype((np.void, BOARD_SIZE))).ravel()
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    if len(first) < len(nodes):
+        values, ties = _expand(net, nodes[first], ply, n_threads)
+        return values[inverse], ties[inverse]
     k = len(nodes)
     boards = np.repeat(nodes, N_ROLLS, axis=0)
-    dice = np.tile(ROLLS.astype(np.int64), (k, 1))
+    dice = np.tile(_ROLLS64, (k, 1))
     res, off = legal_moves_rows(boards, dice, n_threads)
-    opp = np.ascontiguousarray(-res[:, ::-1])                # each result, opponent on roll
-    q, cls = net.evaluate_rows(opp)
-    score = mover_scores(q)
-    counts = np.diff(off)
-    seg = np.repeat(np.arange(len(counts)), counts)
-    top = np.maximum.reduceat(score, off[:-1])
-    at_top = np.flatnonzero(score == top[seg])
-    first = at_top[np.unique(seg[at_top], return_index=True)[1]]     # one per pair
-    # a tie counts where the choice can matter: on the last level (the child's value is
-    # its 0-ply probabilities) only between results with different probabilities
-    other = at_top[at_top != first[seg[at_top]]]
+    flipped = np.empty_like(res)
+    local = np.empty(len(res), np.int64)
+    n_distinct = np.empty(k, np.int64)
+    run_spans(lambda lo, hi: _k.distinct_results(res, off, lo, hi, flipped, local, n_distinct,
+                                                 _node_hash()),
+              k, n_threads, min_span=_NODES_PER_SPAN)
+    base = np.zeros(k + 1, np.int64)
+    np.cumsum(n_distinct, out=base[1:])
+    uniq = np.empty((int(base[-1]), BOARD_SIZE), res.dtype)
+    run_spans(lambda lo, hi: _k.gather_distinct(flipped, off, n_distinct, base, lo, hi, uniq),
+              k, n_threads, min_span=_NODES_PER_SPAN)
+    q, cls = net.evaluate_rows(uniq)
+    pairs = k * N_ROLLS
+    child = np.empty(pairs, np.int64)
+    tied = np.empty(pairs, np.int64)
+    leaf = np.bool_(ply == 1)
+    run_spans(lambda lo, hi: _k.pick_best(q, off, local, base, leaf, lo, hi, child, tied),
+              pairs, n_threads, min_span=_NODES_PER_SPAN * N_ROLLS)
+    child_probs = q[child]
+    child_ties = np.zeros(pairs, np.int64)
     if ply > 1:
-        tied = np.bincount(seg[other], minlength=len(counts)) > 0
-    else:
-        differs = (q[other] != q[first[seg[other]]]).any(axis=1)
-        tied = np.bincount(seg[other], weights=differs, minlength=len(counts)) > 0
-    child = q[first]
-    child_ties = np.zeros(len(first), np.int64)
-    if ply > 1:
-        deeper = np.flatnonzero(cls[first] > C_BEAROFF2)
+        deeper = np.flatnonzero(cls[child] > C_BEAROFF2)
         if deeper.size:
-            child[deeper], child_ties[deeper] = _expand(net, opp[first[deeper]], ply - 1,
-                                                        n_threads)
-    values = (_swap(child).reshape(k, N_ROLLS, 5) * _WEIGHTS[None, :, None]).sum(axis=1) / 36.0
-    ties = (tied.astype(np.int64) + child_ties).reshape(k, N_ROLLS).sum(axis=1)
+            child_probs[deeper], child_ties[deeper] = _expand(net, uniq[child[deeper]],
+                                                              ply - 1, n_threads)
+    values = (_swap(child_probs).reshape(k, N_ROLLS, 5)
+              * _WEIGHTS[None, :, None]).sum(axis=1) / 36.0
+    ties = (tied + child_ties).reshape(k, N_ROLLS).sum(axis=1)
     return values, ties
+
+
+# Nodes a span of the level kernels takes at least (a node is a few hundred results).
+_NODES_PER_SPAN = 16
+_ROLLS64 = ROLLS.astype(np.int64)
+_LOCAL = threading.local()
+
+
+def _node_hash():
+    """This thread's table of :func:`fastbg.evaluators.search_kernels.distinct_results`."""
+    nh = getattr(_LOCAL, "node_hash", None)
+    if nh is None:
+        nh = _LOCAL.node_hash = _k.new_node_hash()
+    return nh

@@ -255,3 +255,150 @@ def probabilities_batch(boards, ply, plugin, n_tasks, probs, ties):
         for i in range(t * n // n_tasks, (t + 1) * n // n_tasks):
             search_tree(boards[i], ply, plugin, scr, probs[i])
             ties[i] = scr.ties[0]
+
+
+# ------------------------------------------------------------ the gnubg net's levels
+#
+# The gnubg net's search (:mod:`fastbg.evaluators.search`) expands a whole level of nodes
+# at once: the move generator's batch kernel makes every (node, roll) pair's results, the
+# two kernels below turn them into one batch for the network's batch kernel (each node's
+# distinct results, seen by the opponent) and pick each roll's best from its outputs.
+# Neither holds the network: the only kernel that does is compiled once
+# (:func:`fastbg.evaluators.net_kernels.evaluate_rows`).
+
+# Results of one node's 21 rolls: at most 21 x MAX_RESULTS (a bound far above what
+# positions make, a few hundred), so a table of 2^17 slots is never more than half full.
+NODE_HASH_SIZE = 1 << 17
+
+NodeHash = namedtuple("NodeHash", "hashes slots gen")
+NodeHash.__doc__ = """Per-thread scratch of :func:`distinct_results` (:func:`new_node_hash`):
+hashes uint64[NODE_HASH_SIZE] and slots int64[NODE_HASH_SIZE, 2] (generation stamp, first
+result row) an open-addressing table, gen int64[1] its generation counter (a new one per
+node: the table is never cleared)."""
+
+
+def new_node_hash():
+    """A :class:`NodeHash` (plain numpy: made once per thread in Python)."""
+    return NodeHash(np.zeros(NODE_HASH_SIZE, np.uint64), np.zeros((NODE_HASH_SIZE, 2), np.int64),
+                    np.zeros(1, np.int64))
+
+
+@njit(nogil=True, **HOT)
+def distinct_results(res, off, n_lo, n_hi, flipped, local, n_distinct, nh):
+    """Nodes n_lo..n_hi-1 of a level: node j's results are rows off[21 j] .. off[21 j + 21]
+    of ``res`` (int8 (m, 26), the mover's view; 21 (node, roll) pairs a node, in ROLL order).
+
+    The same result can come from two rolls of a node (6-1 and 5-2 both play 24/17): each
+    distinct one is evaluated once. Node j's distinct results go, seen by the opponent
+    (flipped), to flipped[off[21 j] + u] for u < n_distinct[j] in order of first
+    appearance; local[c] = u of result row c. (Within one roll the generator's results are
+    already distinct.)"""
+    hashes, slots = nh.hashes, nh.slots
+    for j in range(n_lo, n_hi):
+        nh.gen[0] += 1
+        gen = nh.gen[0]
+        c0 = off[N_ROLLS * j]
+        c1 = off[N_ROLLS * j + N_ROLLS]
+        # a table at most half full, in as few slots as that allows: the whole table of a
+        # few hundred results stays in the L1 cache (the full one cost 20% more)
+        bits = 6
+        while (1 << bits) < 2 * (c1 - c0):
+            bits += 1
+        shift = np.uint64(64 - bits)
+        mask = (1 << bits) - 1
+        u = 0
+        for c in range(c0, c1):
+            h = _row_hash(res[c])
+            i = np.int64(h >> shift)
+            found = -1
+            while slots[i, 0] == gen:
+                if hashes[i] == h:
+                    first = slots[i, 1]
+                    same = True
+                    for k in range(BOARD_SIZE):
+                        if res[first, k] != res[c, k]:
+                            same = False
+                            break
+                    if same:
+                        found = local[first]
+                        break
+                i = (i + 1) & mask
+            if found >= 0:
+                local[c] = found
+                continue
+            slots[i, 0] = gen
+            slots[i, 1] = c
+            hashes[i] = h
+            local[c] = u
+            flip_into(res[c], flipped[c0 + u])
+            u += 1
+        n_distinct[j] = u
+
+
+@njit(**INNER)
+def _row_hash(b):
+    """A hash of an int8 board row, without branches (the sum of each entry times its key,
+    modulo 2^64, negative entries wrapping): the move generator's
+    :func:`fastbg.position.movegen.board_hash` branches on each entry's sign, which made
+    this kernel's hashing take twice as long."""
+    h = np.uint64(0)
+    for i in range(BOARD_SIZE):
+        h += np.uint64(np.int64(b[i])) * _mg._KEYS[i]
+    return h
+
+
+@njit(nogil=True, **HOT)
+def gather_distinct(flipped, off, n_distinct, base, n_lo, n_hi, out):
+    """Node j's distinct results (:func:`distinct_results`) to out[base[j]:base[j + 1]]."""
+    for j in range(n_lo, n_hi):
+        c0 = off[N_ROLLS * j]
+        b = base[j]
+        for u in range(n_distinct[j]):
+            for k in range(BOARD_SIZE):
+                out[b + u, k] = flipped[c0 + u, k]
+
+
+@njit(nogil=True, **HOT)
+def pick_best(q, off, local, base, leaf_level, p_lo, p_hi, child, tied):
+    """For pairs p_lo..p_hi-1 of a level (pair p: node p // 21, roll p % 21): child[p] =
+    the row of ``q`` (the 0-ply probabilities of the distinct results, opponent on roll,
+    node j's from base[j]) of the move played, the first of the best 0-ply score
+    (gnubg's float32 mover's equity, :func:`mover_score`); tied[p] = 1 when another result
+    has that score exactly and the choice can matter (on the last level only one with
+    other probabilities: the child's value is its 0-ply probabilities), else 0."""
+    for p in range(p_lo, p_hi):
+        b = base[p // N_ROLLS]
+        best = -1e300
+        pick = -1
+        for c in range(off[p], off[p + 1]):
+            s = mover_score(q[b + local[c]])
+            if s > best:
+                best = s
+                pick = b + local[c]
+        child[p] = pick
+        tie = 0
+        for c in range(off[p], off[p + 1]):
+            u = b + local[c]
+            if u == pick or mover_score(q[u]) != best:
+                continue
+            if not leaf_level:
+                tie = 1
+                break
+            for o in range(N_OUT):
+                if q[u, o] != q[pick, o]:
+                    tie = 1
+            if tie:
+                break
+        tied[p] = tie
+
+
+@njit(**INNER)
+def mover_score(q):
+    """gnubg's 0-ply score of a move whose result has the probabilities ``q`` (opponent on
+    roll, float32 values widened): the mover's cubeless equity in float32 (gnubg's
+    ``InvertEvaluation`` + ``Utility``), widened; the same bits as
+    :func:`fastbg.evaluators.search.mover_scores`."""
+    win = np.float32(1.0) - np.float32(q[0])
+    s = np.float64(win) * 2.0 - 1.0 + np.float32(q[3]) + np.float32(q[4]) \
+        - np.float32(q[1]) - np.float32(q[2])
+    return np.float64(np.float32(s))
