@@ -28,6 +28,7 @@ import collections
 import os
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from fastbg.constants import VERSION
 from fastbg.parallel import task_threads
@@ -71,6 +72,49 @@ class Local:
 
 
 LOCAL = Local()
+
+
+class LocalThreads(Local):
+    """Compute ``threads`` chunks at once in this process, on Python threads, and hand
+    them back in spec order: for jobs of many small independent units (files of positions
+    with few trials each), whose units are each too small to keep every thread busy. The
+    chunk function must run its kernels on one thread (they release the GIL).
+
+    At most two chunks a thread are computed ahead of the oldest unfinished one. When the
+    job stops taking results (Ctrl-C, an error), the chunks not started are dropped and
+    the ones under way are waited for (a unit each): results past the job's last are
+    never merged, as on a cluster.
+    """
+
+    def __init__(self, threads):
+        self.threads = check_int("threads", threads, 1)
+
+    def map(self, compute, specs, label="fastbg"):
+        def timed(spec):
+            t0 = time.perf_counter()
+            return compute(*spec), time.perf_counter() - t0
+
+        pending = collections.deque()
+        specs = iter(specs)
+        with ThreadPoolExecutor(self.threads, thread_name_prefix="fastbg-units") as pool:
+            try:
+                for spec in specs:
+                    pending.append((spec, pool.submit(timed, spec)))
+                    if len(pending) >= 2 * self.threads:
+                        break
+                while pending:
+                    spec, future = pending.popleft()
+                    result, seconds = future.result()
+                    for nxt in specs:
+                        pending.append((nxt, pool.submit(timed, nxt)))
+                        break
+                    yield spec, result, seconds
+            finally:
+                for _, future in pending:
+                    future.cancel()
+
+    def __repr__(self):
+        return f"LocalThreads({self.threads})"
 
 
 class RayCluster:

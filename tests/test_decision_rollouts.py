@@ -305,6 +305,50 @@ def test_rollout_many_equals_rollout_in_any_order(tmp_path):
     assert cut.read_text() == path.read_text()
 
 
+def test_rollout_many_spreads_positions_of_few_trials_over_threads():
+    """Positions whose trials make one chunk are rolled out several at once, one thread
+    each; the figures are those of the one-thread run, position for position."""
+    from fastbg.distributed import LOCAL, LocalThreads
+    from fastbg.jobs.position_files import _spread
+    backend, options = _spread(LOCAL, {"threads": 2}, 72, 5)
+    assert isinstance(backend, LocalThreads) and options["threads"] == 1
+    assert _spread(LOCAL, {"threads": 2}, 2592, 5)[0] is LOCAL         # two chunks each
+    assert _spread(LOCAL, {"threads": 1}, 72, 5)[0] is LOCAL
+    assert _spread(LOCAL, {"threads": 2}, 72, 1)[0] is LOCAL
+    ids = [fastbg.position_id(b) for b in fastbg.legal_moves(fastbg.START, (6, 5))]
+    kw = dict(trials=72, seed=3, bot="pubeval")
+    spread = fastbg.rollout_many(ids * 3, threads=2, **kw)
+    one = fastbg.rollout_many(ids * 3, threads=1, **kw)
+    assert [r["line"] for r in spread.records] == list(range(1, 3 * len(ids) + 1))
+    assert spread.records == one.records
+
+
+def test_local_threads_hands_results_back_in_order_and_stops_when_closed():
+    import threading
+    import time
+    from fastbg.distributed import LocalThreads
+    started = []
+    lock = threading.Lock()
+
+    def unit(i):
+        with lock:
+            started.append(i)
+        time.sleep(0.002 * (i % 3))             # later units may finish first
+        if i == 7:
+            raise RuntimeError("unit 7 failed")
+        return i * i
+
+    got = [(spec, res) for spec, res, _ in LocalThreads(3).map(unit, [(i,) for i in range(7)])]
+    assert got == [((i,), i * i) for i in range(7)]
+    started.clear()
+    results = LocalThreads(2).map(unit, [(i,) for i in range(100)])
+    assert next(results)[1] == 0
+    results.close()                             # the job stopped taking results
+    assert len(started) <= 1 + 2 * 2            # at most two a thread ahead, then none
+    with pytest.raises(RuntimeError, match="unit 7"):
+        list(LocalThreads(2).map(unit, [(i,) for i in range(10)]))
+
+
 def test_a_bad_line_names_its_number_and_keeps_the_lines_before(tmp_path):
     f = tmp_path / "p.txt"
     f.write_text(f"# a comment\n{START_ID}\n\nnot-a-position\n{START_ID}\n")

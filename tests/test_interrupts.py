@@ -125,6 +125,27 @@ def test_positions_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
     assert {k: recs[-1][k] for k in want} == json.loads(json.dumps(want))
 
 
+def test_positions_of_few_trials_on_two_threads_ctrl_c_then_resume(tmp_path):
+    """Positions of one chunk each are rolled out two at a time (LocalThreads): Ctrl-C
+    keeps the finished positions in order and no other; the resume completes the file."""
+    ids = [fastbg.position_id(b) for b in fastbg.legal_moves(fastbg.START, (6, 5))] * 800
+    (tmp_path / "p.txt").write_text("\n".join(ids) + "\n")
+    args = ["rollout", "--positions", "p.txt", "--bot", "pubeval", "--trials", "36",
+            "--seed", "5", "--threads", "2", "--no-progress", "--out", "p.jsonl"]
+    path = tmp_path / "p.jsonl"
+    out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
+    recs = _check_interrupted(out, err, rc, path, len(ids))
+    assert [r["index"] for r in recs] == list(range(len(recs)))
+    done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    recs = _records(path)
+    assert [r["index"] for r in recs] == list(range(len(ids)))
+    for i in (0, len(ids) // 2, len(ids) - 1):
+        want = fastbg.rollout(ids[i], trials=36, seed=5, bot="pubeval").to_dict()
+        assert {k: recs[i][k] for k in want} == json.loads(json.dumps(want))
+
+
 def test_play_ctrl_c_then_resume_is_bit_identical(tmp_path):
     args = ["play", "--bots", "pubeval,greedy", "--games", "16000", "--seed", "9",
             "--threads", "1", "--no-progress", "--out", "g.jsonl"]

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from functools import partial as _partial
 
 from fastbg import journal as _journal
-from fastbg.distributed import resolve_backend
-from fastbg.jobs.rollouts import OUTPUTS, rollout
+from fastbg.distributed import LOCAL, LocalThreads, resolve_backend
+from fastbg.jobs.rollouts import DEFAULT_CHUNK, OUTPUTS, rollout
 from fastbg.position.ids import read_position
+from fastbg.parallel import resolve_threads
 from fastbg.progress import progress_bar
 from fastbg.sim.bots import strongest_bot
 from fastbg.sim.games import open_journal
@@ -163,6 +164,7 @@ def rollout_many(positions, trials=1296, seed=0, bot=None, *, out=None, resume=F
     bar = progress_bar(len(texts), progress, "position", "rollouts", initial=len(records))
     partial = False
     todo = [(i,) for i in range(len(records), len(texts))]
+    backend, options = _spread(backend, options, trials, len(todo))
     try:
         with closing(backend.map(_partial(_position_rollout, texts, trials, seed, options),
                                  todo, "fastbg rollout_many")) as results:
@@ -186,6 +188,19 @@ def rollout_many(positions, trials=1296, seed=0, bot=None, *, out=None, resume=F
             journal.close()
     return ManyRollouts(records=records, settings=_journal.canonical(settings),
                         partial=partial or len(records) < len(texts))
+
+
+def _spread(backend, options, trials, n_positions):
+    """(backend, options) for the run: here, positions whose trials make one chunk each
+    (too few to keep every thread busy: a rollout of 36 trials spends half its time in
+    Python) are rolled out several at once, each on one thread (:class:`LocalThreads`);
+    thread counts change no figure. Otherwise as given."""
+    if backend is not LOCAL or n_positions < 2:
+        return backend, options
+    n = resolve_threads(options.get("threads"))
+    if n < 2 or trials > options.get("chunk_size", DEFAULT_CHUNK):
+        return backend, options
+    return LocalThreads(n), dict(options, threads=1)
 
 
 def _plain(value):
