@@ -123,6 +123,7 @@ SLOW_FILES = ("tests/test_gnubgnet.py", "tests/test_rollout.py", "tests/test_cub
               "tests/test_gnubginputs.py", "tests/test_ray.py", "tests/test_readme.py",
               "tests/test_decision_rollouts.py", "tests/test_notation.py",
               "tests/test_movegen.py", "tests/test_gnubg.py", "tests/test_records.py",
+              "tests/test_lockstep_records.py",
               "tests/test_evaluators.py")
 
 

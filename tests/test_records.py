@@ -137,9 +137,6 @@ def test_record_argument_checks():
         fastbg.play(2, record=1)
     with pytest.raises(ValueError, match="out="):
         fastbg.play(2, record=True, out="x.jsonl")
-    evaluator = fastbg.EvaluatorBot(lambda rows: np.zeros(len(rows)), name="zero")
-    with pytest.raises(ValueError, match="lock-step"):
-        fastbg.play(2, (evaluator, "random"), record=True)
     with pytest.raises(ValueError, match="out="):
         fastbg.play_matches(2, 3, record=True, out="x.jsonl")
 

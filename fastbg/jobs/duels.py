@@ -111,7 +111,7 @@ def _duel_rounds(st, game0, rows, luck, total_luck, decisions, seconds):
             seconds[s] += time.perf_counter() - t0
             decisions[s] += int((np.diff(off) > 1).sum())
             _play.lockstep_apply(games, boards, res, off, choice, dice_s, side, ply, alive,
-                                 st.gcfg, cfg, value, turned, outcome, cube_out)
+                                 st.gcfg, cfg, value, turned, outcome, cube_out, rows.rec)
 
 
 def _choose(st, game0, s, games, boards, side, ply, res, off, dice):

@@ -5,7 +5,7 @@ Two drivers share the per-ply helpers below:
 * :func:`play_games` plays whole games inside one kernel, tasks of contiguous games (one
   scratch set per task) shared out to Python threads. Used whenever both bots run inside
   numba: the built-in policies and numba plug-in scorers.
-* The lock-step kernels (:func:`lockstep_start`, :func:`lockstep_roll`,
+* The lock-step kernels (:func:`lockstep_start`, :func:`lockstep_dice`,
   :func:`lockstep_apply`) advance every live game by one ply per round, so a Python
   evaluator can score the candidates of all live games in one call between rounds.
 
@@ -654,11 +654,19 @@ def play_matches(seed, match0, t_lo, t_hi, n_tasks, length, gcfg, start_board, r
 
 @njit(parallel=True, cache=True)
 def lockstep_start(seed, game0, gcfg, start_board, cfg, boards, side, d1, d2, value, owner,
-                   turned, alive, outcome):
-    """Set up games game0 .. game0 + n - 1 (n = len(side)) for lock-step play."""
+                   turned, alive, outcome, rec):
+    """Set up games game0 .. game0 + n - 1 (n = len(side)) for lock-step play.
+
+    rec: None, or a :class:`fastbg.sim.record_kernels.RecordBuffers` (one region of rows
+    per game) whose counts are reset here and which then receives the opening throws; the
+    other lock-step kernels add each game's cube actions and moves, as :func:`play_one`
+    writes them."""
     for g in prange(side.shape[0]):
         s, a, b, ties = start_game(seed, game0 + g, start_board, gcfg[G_START_SIDE],
                                    gcfg[G_USE_START] != 0, boards[g])
+        r = _rec.recorder_for(rec, g)
+        if gcfg[G_USE_START] == 0:
+            _rec.opening(r, seed, game0 + g, s, a, b, ties)
         side[g] = s
         outcome[g, 3] = s
         d1[g] = a
@@ -675,36 +683,42 @@ def lockstep_start(seed, game0, gcfg, start_board, cfg, boards, side, d1, d2, va
 
 @njit(parallel=True, cache=True)
 def lockstep_cube(gcfg, cubes, live, boards, side, ply, value, owner, turned, alive, outcome,
-                  cube_out):
-    """The cube phase of every live game (before its roll); ends games with a drop."""
+                  cube_out, rec):
+    """The cube phase of every live game (before its roll); ends games with a drop.
+    rec: None, or the run's RecordBuffers (the cube actions are added to each game's rows)."""
     cplug0, cplug1 = cubes.plugin0, cubes.plugin1
     for j in prange(live.shape[0]):
         probs = np.zeros(5)
         _lockstep_cube_one(gcfg, cubes.cfg, cubes.strategies, cubes.efficiencies,
                            cubes.met_pre, cubes.met_post, live[j], boards, side, ply, value,
-                           owner, turned, alive, outcome, cube_out, cplug0, cplug1, probs)
+                           owner, turned, alive, outcome, cube_out, cplug0, cplug1, probs,
+                           _rec.recorder_at(rec, live[j]))
 
 
 @njit(parallel=True, cache=True)
 def lockstep_cube_rows(gcfg, cubes, live, boards, side, ply, value, owner, turned, alive,
-                       outcome, cube_out, rows0, rows1):
+                       outcome, cube_out, rows0, rows1, rec):
     """:func:`lockstep_cube` for strategies whose probabilities were computed beforehand
     from Python (batch evaluators, e.g. the n-ply networks): rows0[j] / rows1[j] (float64,
     (len(live), 5)) are player 0's / player 1's cubeless probabilities of game live[j]'s
-    board (its player on roll's view); unused rows may hold anything."""
+    board (its player on roll's view); unused rows may hold anything. rec as in
+    :func:`lockstep_cube`."""
     for j in prange(live.shape[0]):
         probs = np.zeros(5)
         _lockstep_cube_one(gcfg, cubes.cfg, cubes.strategies, cubes.efficiencies,
                            cubes.met_pre, cubes.met_post, live[j], boards, side, ply, value,
-                           owner, turned, alive, outcome, cube_out, rows0[j], rows1[j], probs)
+                           owner, turned, alive, outcome, cube_out, rows0[j], rows1[j], probs,
+                           _rec.recorder_at(rec, live[j]))
 
 
 @njit(**HOT)
 def _lockstep_cube_one(gcfg, cfg, strat, xeff, met_pre, met_post, g, boards, side, ply, value,
-                       owner, turned, alive, outcome, cube_out, plug0, plug1, probs):
-    """The cube phase of lock-step game ``g`` with the two players' probability plug-ins."""
+                       owner, turned, alive, outcome, cube_out, plug0, plug1, probs, r):
+    """The cube phase of lock-step game ``g`` with the two players' probability plug-ins;
+    ``r`` its Recorder (None: not recording)."""
     if ply[g] == 0 and no_cube_at_ply0(gcfg):
         return
+    stake = value[g]
     v, o, tr, over, w, pts = _cube.cube_phase(
         cfg, strat, xeff, met_pre, met_post, side[g], boards[g], value[g], owner[g],
         turned[g], gcfg[G_AWAY0], gcfg[G_AWAY1], gcfg[G_CRAWFORD_GAME] != 0,
@@ -715,6 +729,7 @@ def _lockstep_cube_one(gcfg, cfg, strat, xeff, met_pre, met_post, g, boards, sid
         outcome[g, 2] = ply[g]
         outcome[g, 4] = ERR_CUBE_OVERFLOW
         return
+    _rec.doubling(r, side[g], stake, v, over, w)
     value[g] = v
     owner[g] = o
     turned[g] = tr
@@ -783,8 +798,9 @@ def segment_best(scores, seg_off, out):
 
 @njit(parallel=True, cache=True)
 def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, gcfg, cfg, value,
-                   turned, outcome, cube_out):
-    """Play the chosen result of every game in ``live``; finish games that end."""
+                   turned, outcome, cube_out, rec):
+    """Play the chosen result of every game in ``live``; finish games that end.
+    rec: None, or the run's RecordBuffers (each move is added to its game's rows)."""
     for j in prange(live.shape[0]):
         g = live[j]
         c = choice[j]
@@ -797,6 +813,7 @@ def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, gcfg,
         if err == 0:
             b = boards[g]
             row = res[off[j] + c]
+            _rec.move(_rec.recorder_at(rec, g), side[g], dice[j, 0], dice[j, 1], b, row)
             for i in range(BOARD_SIZE):
                 b[i] = row[i]
             ply[g] += 1

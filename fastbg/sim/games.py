@@ -98,7 +98,7 @@ class ChunkRows:
 
 def play_chunk(st, game0, n, keep_final=False, record=False):
     """Play games ``game0 .. game0 + n - 1`` of setup ``st``: their :class:`ChunkRows`
-    (with ``record``, their records too: games in numba only, not lock-step ones).
+    (with ``record``, their records too, in the kernel's game loop or in lock-step alike).
 
     Raises :class:`BotError` when a bot misbehaved. A KeyboardInterrupt passes through:
     a chunk is whole or it is not returned.
@@ -143,9 +143,6 @@ def _play_rows(st, game0, n, keep_final, record, cap):
     rows = ChunkRows(n, keep_final, record, cap)
     if n == 0:
         return rows
-    if record and st.lockstep:
-        raise ValueError("record=True needs bots that play inside numba (built-in bots, "
-                         "ScorerBot); lock-step games (EvaluatorBot) are not recorded")
     ready_cube_plugins(st.cubes)
     with _threads(st.n_threads), warnings.catch_warnings():
         # Plug-ins make the kernel uncacheable; numba says so on each compile.
@@ -310,8 +307,7 @@ def play(n_games, bots=("random", "random"), seed=0, threads=None, start=None,
                   (another address, task CPUs; docs/cluster.md); the results are
                   bit-identical.
     record      : keep every game's actions: ``res.records`` (docs/records.md), a few
-                  bytes a ply; the games are the same as without. Not with ``out``, nor
-                  with bots that play in lock-step (EvaluatorBot).
+                  bytes a ply; the games are the same as without. Not with ``out``.
     Ctrl-C returns the chunks of games finished so far, with ``partial=True``.
 
     >>> import fastbg
@@ -368,7 +364,7 @@ def lockstep_games(st, game0, rows):
                       np.ones(n, np.bool_))
     _play.lockstep_start(st.seed, game0, st.gcfg, st.start_board, st.cubes.cfg, g.boards,
                          g.side, g.d1, g.d2, g.value, g.owner, g.turned, g.alive,
-                         rows.outcome)
+                         rows.outcome, rows.rec)
     rows.cube_out[:, 0] = g.value
     return g
 
@@ -378,12 +374,12 @@ def lockstep_cube_phase(st, g, live, rows):
     strategies, or those of a batch cube strategy with their rows (:func:`_cube_rows`)."""
     if st.cube_batch is None:
         _play.lockstep_cube(st.gcfg, st.cubes, live, g.boards, g.side, g.ply, g.value,
-                            g.owner, g.turned, g.alive, rows.outcome, rows.cube_out)
+                            g.owner, g.turned, g.alive, rows.outcome, rows.cube_out, rows.rec)
     else:
         rows0, rows1 = _cube_rows(st, live, g.boards, g.side, g.ply, g.value, g.owner)
         _play.lockstep_cube_rows(st.gcfg, st.cubes, live, g.boards, g.side, g.ply, g.value,
                                  g.owner, g.turned, g.alive, rows.outcome, rows.cube_out,
-                                 rows0, rows1)
+                                 rows0, rows1, rows.rec)
 
 
 def lockstep_round(st, game0, g, rows):
@@ -430,7 +426,7 @@ def _lockstep_chunk(st, game0, rows):
                 evaluate_pending(st.late_evaluators[s], s, live, side, res, off, choice,
                                   game0, late, boards=boards, dice=dice)
         _play.lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, st.gcfg,
-                             cfg, value, turned, outcome, cube_out)
+                             cfg, value, turned, outcome, cube_out, rows.rec)
     if final.shape[0] == n:
         final[:] = boards
 

@@ -81,6 +81,22 @@ def _recorder_for_impl(rec, i):
     return impl
 
 
+def recorder_at(rec, i):
+    """The :class:`Recorder` of game ``i``, its count kept: the lock-step kernels write a
+    game's rows over many calls, one ply per round (its count was reset by
+    :func:`recorder_for` when the game was set up). None without records."""
+    if rec is None:
+        return None
+    return Recorder(rec.rows[i], rec.used[i])
+
+
+@overload(recorder_at)
+def _recorder_at_impl(rec, i):
+    if isinstance(rec, types.NoneType):
+        return lambda rec, i: None
+    return lambda rec, i: Recorder(rec.rows[i], rec.used[i])
+
+
 @njit(**INNER)
 def _row(r, kind, player, d1, d2):
     """Start a row; its index, or -1 (and the full flag) when the region is full."""
