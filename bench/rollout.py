@@ -49,11 +49,11 @@ def fastbg_contestant(position, bot, trials, threads):
     return run
 
 
-def peer_contestant(position, games, seed):
+def peer_contestant(position, games, seed, ply=0):
     def run(rep):
         rng = np.random.default_rng([seed, rep])
         t0 = time.perf_counter()
-        pts = workloads.gnubg_nn_games(position, games, rng)
+        pts = workloads.gnubg_nn_games(position, games, rng, ply)
         dt = time.perf_counter() - t0
         assert len(pts) == games and all(abs(p) in (1, 2, 3) for p in pts)
         return games / dt, (float(np.mean(pts)),

@@ -179,12 +179,13 @@ def race_board():
 ROLLOUT_POSITIONS = {"contact (opening)": OPENING_ID, "race": race_board()}
 
 
-def gnubg_nn_games(board, n, rng):
+def gnubg_nn_games(board, n, rng, ply=0):
     """The rollout peer: ``n`` cubeless games from ``board`` (a board or Position ID, the
     player on roll), gnubg-nn's
-    own 0-ply player on both sides (``gnubg_nn.best_move(..., n=0)`` each ply, the same
-    choices as fastbg's "gnubg" bot up to exact ties), dice from ``rng``. One core, a
-    Python loop over gnubg-nn calls. Returns the points won by the side first on roll."""
+    own player on both sides (``gnubg_nn.best_move(..., n=ply)`` each ply; at 0-ply the same
+    choices as fastbg's "gnubg" bot up to exact ties, at 1-ply its "gnubg-1ply"), dice from
+    ``rng``. One core, a Python loop over gnubg-nn calls. Returns the points won by the side
+    first on roll."""
     import gnubg_nn
     from fastbg.evaluators.gnubg_nn import _gnubg_rows, from_gnubg
     from fastbg.sim.game_kernels import win_kind
@@ -197,7 +198,7 @@ def gnubg_nn_games(board, n, rng):
         gb, sign = start, 1
         while True:
             d = rng.integers(1, 7, 2)
-            _moves, key = best(gb, int(d[0]), int(d[1]), 0, b=1)
+            _moves, key = best(gb, int(d[0]), int(d[1]), ply, b=1)
             gb = [list(r) for r in from_key(key)]           # the opponent on roll
             if not any(gb[0]):                              # the mover bore off his last
                 mover_view = fastbg.flip(from_gnubg(np.array(gb)))
