@@ -1,5 +1,7 @@
-"""Thread-count control for the numba kernels, and spans of work on Python threads."""
+"""Thread-count control for the numba kernels, spans of work on Python threads, and the
+per-thread scratch of the kernels those threads run."""
 import itertools
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
@@ -64,6 +66,19 @@ def task_threads(n):
     finally:
         _task_threads = old
         numba.set_num_threads(old_count)
+
+
+_LOCAL = threading.local()
+
+
+def thread_scratch(key, make):
+    """This thread's scratch called ``key``, made by ``make()`` on the thread's first call
+    (the kernels that :func:`run_spans` runs take a scratch of their thread's own)."""
+    scr = getattr(_LOCAL, key, None)
+    if scr is None:
+        scr = make()
+        setattr(_LOCAL, key, scr)
+    return scr
 
 
 _POOLS = {}

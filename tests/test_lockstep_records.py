@@ -5,7 +5,6 @@ as an in-kernel bot must give exactly the in-kernel records (docs/records.md sec
 """
 import os
 
-import numba
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -15,27 +14,12 @@ from fastbg import EvaluatorBot, ScorerBot
 from fastbg.cli import main
 from fastbg.sim import games as _games
 from fastbg.sim.records import check_game
+from test_play import linear_evaluator, linear_scorer
 from test_records import MONEY, _check_against, _same_games
 
-# A linear scorer twice, as in test_play.py: in numba (ScorerBot, the game kernel) and in
+# A linear scorer twice (test_play.py's): in numba (ScorerBot, the game kernel) and in
 # numpy (EvaluatorBot, lock-step). Integer weights: both sums are exact, so both bots
 # choose the same candidate, ties included, and play the same games.
-W = np.random.default_rng(41).integers(-40, 41, 26).astype(np.float64)
-
-
-@numba.njit
-def linear_scorer(before, cands, out):
-    for i in range(cands.shape[0]):
-        s = 0.0
-        for p in range(26):
-            s += W[p] * cands[i, p]
-        out[i] = s
-
-
-def linear_evaluator(positions):
-    return positions.astype(np.float64) @ W
-
-
 LOCKSTEP = (EvaluatorBot(linear_evaluator, "lin"), "random")
 IN_KERNEL = (ScorerBot(linear_scorer, "lin"), "random")
 

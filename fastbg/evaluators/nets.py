@@ -31,7 +31,6 @@ Weights formats, told apart by content (docs/engine.md section 6 compares the ev
 The weights of version 1.01 are the same numbers in all three files (tests/test_gnubg_weights.py).
 """
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +42,7 @@ from fastbg.evaluators.search import check_ply, mover_scores, nply_probabilities
 from fastbg.cube.formulas import equity_of
 from fastbg.position.board import validate
 from fastbg.constants import BOARD_SIZE
-from fastbg.parallel import resolve_threads, run_spans
+from fastbg.parallel import resolve_threads, run_spans, thread_scratch
 
 INSTALL_HINT = ("GNU Backgammon's network weights were not found: install them with "
                 "pip install 'fastbg[gnubg]' (package gnubg-nn), or pass the path of a "
@@ -452,15 +451,9 @@ class GnubgNet:
         return JanowskiCube(NplyProbs(self, ply), x=x, name=f"gnubg-{ply}ply-janowski")
 
 
-_LOCAL = threading.local()
-
-
 def _thread_scratch():
     """This thread's scratch of the networks' batch kernel (made on its first call)."""
-    scr = getattr(_LOCAL, "scratch", None)
-    if scr is None:
-        scr = _LOCAL.scratch = _k.scratch()
-    return scr
+    return thread_scratch("net_scratch", _k.scratch)
 
 
 def _make_probs_kernel(arrays, bearoff):

@@ -12,14 +12,12 @@ seconds, since plug-ins are not cached on disk)::
     from fastbg.evaluators.race_kernels import race_probabilities
     p1 = nply_probabilities(race_probabilities, boards, 1)
 """
-import threading
-
 import numpy as np
 
 from fastbg.constants import BOARD_SIZE, ROLLS
 from fastbg.evaluators import search_kernels as _k
 from fastbg.evaluators.net_kernels import C_BEAROFF2
-from fastbg.parallel import resolve_threads, run_spans, threads as _threads
+from fastbg.parallel import resolve_threads, run_spans, thread_scratch, threads as _threads
 from fastbg.position.board import validate
 from fastbg.position.moves import legal_moves_rows
 from fastbg.validation import check_int
@@ -171,12 +169,8 @@ def _expand(net, nodes, ply, n_threads):
 # Nodes a span of the level kernels takes at least (a node is a few hundred results).
 _NODES_PER_SPAN = 16
 _ROLLS64 = ROLLS.astype(np.int64)
-_LOCAL = threading.local()
 
 
 def _node_hash():
     """This thread's table of :func:`fastbg.evaluators.search_kernels.distinct_results`."""
-    nh = getattr(_LOCAL, "node_hash", None)
-    if nh is None:
-        nh = _LOCAL.node_hash = _k.new_node_hash()
-    return nh
+    return thread_scratch("node_hash", _k.new_node_hash)
