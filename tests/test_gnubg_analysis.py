@@ -5,7 +5,9 @@ tests/reference/gnubg_analysis.py), both with GNU Backgammon's weights file.
 Per move, the equity lost and the luck are read from the SGF file GNU Backgammon saves
 (``A[played][candidates...]``: each candidate's score; ``LU[luck]``); per player, the
 totals from its ``show statistics match``. The issue's tolerances: the equity loss within
-0.002 on at least 95% of the moves, the per-player totals within 5%.
+0.002 on at least 95% of the moves, the per-player totals within 5%. The files: GNU
+Backgammon's own 3-point match, three 5-point matches of fastbg's and a money session of
+four games (cubeful money play).
 """
 import importlib.util
 import json
@@ -35,6 +37,10 @@ def compared(tmp_path_factory):
     # (tens of seconds of the suite's budget) for little more coverage
     records = list(fastbg.play_matches(3, 5, ("pubeval", "random"), cube=("race", "race"),
                                        seed=3, record=True).records)
+    # and a money session (GNU Backgammon's "0 point match"): cubeful money equities
+    money = fastbg.play(4, ("pubeval", "random"), rules=fastbg.MoneyRules(),
+                        cube=("race", "race"), seed=5, record=True)
+    records.append(fastbg.money_session(money.records))
     paths = [SAMPLE]
     for i, m in enumerate(records):
         paths.append(str(d / f"fastbg{i}.mat"))
