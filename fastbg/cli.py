@@ -798,13 +798,15 @@ if __name__ == "__main__":
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--ply", default=0, show_default=True, type=click.IntRange(0, 3),
               help="Look-ahead of the move and cube evaluations.")
+@click.option("--luck-ply", default=0, show_default=True, type=click.IntRange(0, 3),
+              help="Look-ahead of each roll's luck (GNU Backgammon's luck analysis: 0).")
 @click.option("--weights", type=click.Path(exists=True),
               help="A weights file (e.g. GNU Backgammon's gnubg.weights) for the network.")
 @click.option("--worst", default=10, show_default=True, type=click.IntRange(0),
               help="How many of the costliest decisions to list.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Also write the whole analysis (every move and cube decision) as JSON.")
-def analyse_command(path, ply, weights, worst, json_path):
+def analyse_command(path, ply, luck_ply, weights, worst, json_path):
     """Analyse every decision of the match in PATH (a Jellyfish .mat file, or .sgf where
     fastbg reads them) as GNU Backgammon's "analyse match" does: per-player error totals
     and rates, luck, the luck-adjusted result, a PR figure, and the worst decisions with
@@ -824,7 +826,7 @@ def analyse_command(path, ply, weights, worst, json_path):
         else:
             record = fastbg.read_mat(path)
         net = fastbg.gnubg_net(path=weights) if weights else None
-        a = fastbg.analyse(record, ply=ply, net=net)
+        a = fastbg.analyse(record, ply=ply, net=net, luck_ply=luck_ply)
     except click.ClickException:
         raise
     except (ValueError, TypeError, OSError, ImportError, UnicodeDecodeError) as exc:

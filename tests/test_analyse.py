@@ -104,8 +104,39 @@ def test_reads_mat_files_and_checks_arguments(match, analysis, tmp_path):
         fastbg.analyse(match, efficiency="nope")
 
 
-def test_one_ply_runs(match):
+def test_one_ply_runs(match, analysis):
     g = match.games[0]
     a = fastbg.analyse(g, ply=1)
     assert a.ply == 1 and len(a.moves) == len(g.moves)
     assert all(m.equity_loss >= 0 for m in a.moves)
+    # the luck stays at 0-ply (GNU Backgammon's default luck analysis), bit for bit
+    assert [m.luck for m in a.moves] == [m.luck for m in analysis.moves if m.game == 0]
+    # luck at the analysis' ply looks at every roll at 1-ply: the same losses and best
+    # moves (the rolls played are looked at either way), other luck
+    deep = fastbg.analyse(g, ply=1, luck_ply=1)
+    assert [(m.equity_loss, m.best) for m in deep.moves] == [(m.equity_loss, m.best)
+                                                            for m in a.moves]
+    unforced = [(m.luck, d.luck) for m, d in zip(a.moves, deep.moves) if not m.forced]
+    assert unforced and any(x != y for x, y in unforced)
+    with pytest.raises(ValueError, match="luck_ply"):
+        fastbg.analyse(g, luck_ply=4)
+
+
+def test_luck_at_one_ply_is_the_rolls_mean_at_one_ply(match):
+    """luck_ply=1: a roll's luck is the best move's 1-ply value (of the candidates the
+    filter looks at) less the mean of the 21 rolls' best values, computed here from
+    fastbg.hint at 1-ply (money play: a centred cube's cubeful value is not hint's, so a
+    cubeless game)."""
+    g = fastbg.play(1, ("pubeval", "random"), seed=4, record=True).records[0]
+    a = fastbg.analyse(g, ply=1, luck_ply=1)
+    weights = np.array([1.0 if d1 == d2 else 2.0 for d1, d2 in fastbg.ROLLS])
+    checked = 0
+    turns = [x for x in g.replay() if x[0].kind == "move"]
+    # the opening's luck has its own rule (the opponent's rolls count too); a few turns do
+    for m, (act, board, _) in list(zip(a.moves, turns))[1:5]:
+        best = np.array([fastbg.hint(board, (int(d1), int(d2)), ply=1)[0].equity
+                         for d1, d2 in fastbg.ROLLS])
+        mine = fastbg.hint(board, tuple(act.dice), ply=1)[0].equity
+        assert m.luck == pytest.approx(mine - best @ weights / 36.0, abs=1e-9)
+        checked += 1
+    assert checked >= 2

@@ -35,14 +35,14 @@ from fastbg.cube import formulas
 from fastbg.cube import met as met_module
 from fastbg.cube.rules import MatchRules, MoneyRules
 from fastbg.evaluators.nets import gnubg_net
-from fastbg.evaluators.search import check_ply, nply_probabilities
+from fastbg.evaluators.search import MAX_PLY, check_ply, nply_probabilities
 from fastbg.files.mat import read_mat
 from fastbg.parallel import resolve_threads
 from fastbg.position.moves import legal_moves_rows
 from fastbg.position.notation import move_notation
 from fastbg.sim.records import GameRecord, MatchRecord
 from fastbg.sim.results import Results
-from fastbg.validation import check_choice
+from fastbg.validation import check_choice, check_int
 
 # GNU Backgammon's isCloseCubedecision: a cube decision counts in the error rate when
 # doubling costs less than this (normalised equity) against the proper action.
@@ -436,11 +436,12 @@ def _values(opp_probs, opp_boards, st, dance, met, source):
     return mine
 
 
-def _evaluate(boards, res, off, states, ply, net, n_threads, must, met, source):
+def _evaluate(boards, res, off, states, ply, net, n_threads, must, met, source, deepen=None):
     """The values of every legal move ``res`` (offsets ``off``) of every (board, roll)
-    pair: returns (values, dance per pair). ``states`` gives each pair's cube state;
-    ``must`` (per row of the results, or None) marks rows to look at at ``ply`` whatever
-    the filter (the moves played)."""
+    pair: returns (values, 0-ply values, dance per pair). ``states`` gives each pair's cube
+    state; ``must`` (per row of the results, or None) marks rows to look at at ``ply``
+    whatever the filter (the moves played); ``deepen`` (per pair, or None: all) the pairs
+    whose moves are looked at at ``ply`` (the others keep their 0-ply values)."""
     counts = np.diff(off)
     pair_of = np.repeat(np.arange(len(boards)), counts)
     dance = (counts == 1) & (res[off[:-1]] == boards).all(axis=1)
@@ -466,13 +467,15 @@ def _evaluate(boards, res, off, states, ply, net, n_threads, must, met, source):
         return v
 
     all_rows = np.arange(len(res))
-    values = values_of(all_rows, probs)
+    values0 = values_of(all_rows, probs)
+    values = values0.copy()
     if ply:
         keep = CANDIDATES.get(ply, DEEP_CANDIDATES)
         deep = np.zeros(len(res), bool)
         for i in range(len(boards)):
-            lo, hi = off[i], off[i + 1]
-            deep[lo + np.argsort(-values[lo:hi], kind="stable")[:keep]] = True
+            if deepen is None or deepen[i]:
+                lo, hi = off[i], off[i + 1]
+                deep[lo + np.argsort(-values0[lo:hi], kind="stable")[:keep]] = True
         if must is not None:
             deep |= must
         rows = np.flatnonzero(deep)
@@ -480,10 +483,11 @@ def _evaluate(boards, res, off, states, ply, net, n_threads, must, met, source):
         values[rows] = values_of(rows, p)
         # the deeper candidates rank first (as fastbg.hint): others can't be best
         values[~deep] -= 1e3
-    return values, dance
+    return values, values0, dance
 
 
-def analyse(record, ply=0, net=None, threads=None, met=None, efficiency="gnubg-1.1"):
+def analyse(record, ply=0, net=None, threads=None, met=None, efficiency="gnubg-1.1",
+            luck_ply=0):
     """Analyse every decision of a played game or match (docs/analysis.md).
 
     record: a :class:`fastbg.GameRecord`, a :class:`fastbg.MatchRecord` or the path of a
@@ -495,13 +499,17 @@ def analyse(record, ply=0, net=None, threads=None, met=None, efficiency="gnubg-1
     met: the match equity table (default Kazaross-XG2, as GNU Backgammon). efficiency:
     the cube efficiencies of the cubeful values (:data:`fastbg.analysis.cube_actions.
     EFFICIENCIES`): "gnubg-1.1" (default), those GNU Backgammon 1.1 analyses with, or
-    "eval.c", those of :func:`fastbg.cube_decision` and :func:`fastbg.hint`.
+    "eval.c", those of :func:`fastbg.cube_decision` and :func:`fastbg.hint`. luck_ply: the
+    look-ahead of the luck of each roll, 0..3, 0 by default as in GNU Backgammon (its
+    "luck analysis" setting): at ``ply`` >= 1 only the rolls played are then looked at at
+    ``ply``, about a twentieth of the work of ``luck_ply=ply``.
 
     Returns an :class:`Analysis`: ``.moves`` (each with ``equity_loss`` >= 0 and
     ``luck``), ``.cube`` and ``.players[0/1]`` (``error_total_emg``,
     ``error_rate_memg``, ``luck_total_emg``, ``pr``, ...).
     """
     ply = check_ply(ply)
+    luck_ply = check_int("luck_ply", luck_ply, 0, MAX_PLY)
     check_choice("efficiency", efficiency, tuple(EFFICIENCIES))
     games, length, names, _ = _games(record)
     net = gnubg_net() if net is None else net
@@ -534,27 +542,38 @@ def analyse(record, ply=0, net=None, threads=None, met=None, efficiency="gnubg-1
             lo, hi = off[k], off[k + 1]
             hit = np.flatnonzero((res[lo:hi] == t.result).all(axis=1))
             played[id(t)] = (k, lo + int(hit[0]))
+        deepen = None
         if ply:
             must = np.zeros(len(res), bool)
             for k, row in played.values():
                 must[row] = True
-        values, dance = _evaluate(b, res, off, states, ply, net, n_threads, must, met,
-                                  efficiency)
-        best_row = np.array([off[i] + int(np.argmax(values[off[i]:off[i + 1]]))
-                             for i in range(len(b))])
+            if luck_ply != ply:         # the other rolls only count for the luck
+                deepen = np.zeros(len(b), bool)
+                deepen[[k for k, _ in played.values()]] = True
+        values, values0, dance = _evaluate(b, res, off, states, ply, net, n_threads, must,
+                                           met, efficiency, deepen)
+        if luck_ply == ply:
+            lucky = values
+        elif luck_ply == 0:
+            lucky = values0
+        else:
+            lucky = _evaluate(b, res, off, states, luck_ply, net, n_threads, None, met,
+                              efficiency)[0]
+        best_row = _best_rows(values, off)
         best = values[best_row]
+        luck_best = lucky[_best_rows(lucky, off)]
         for t in turns:
             a = t.action
             k, row = played[id(t)]
             n_moves = 0 if dance[k] else int(off[k + 1] - off[k])
             loss = max(0.0, float(best[k] - values[row])) if n_moves > 1 else 0.0
-            rolls = best[t.pair:t.pair + len(ROLLS)]
+            rolls = luck_best[t.pair:t.pair + len(ROLLS)]
             if t.opening:
-                theirs = best[t.pair + len(ROLLS):t.pair + len(ROLLS) + len(_NON_DOUBLES)]
+                theirs = luck_best[t.pair + len(ROLLS):t.pair + len(ROLLS) + len(_NON_DOUBLES)]
                 mean = (rolls[_NON_DOUBLES].sum() - theirs.sum()) / (2 * len(_NON_DOUBLES))
             else:
                 mean = float(np.dot(rolls, _ROLL_WEIGHT)) / 36.0
-            luck = float(best[k] - mean)
+            luck = float(luck_best[k] - mean)
             best_move = (a.move if n_moves <= 1 or best_row[k] == row
                          else move_notation(t.board, res[best_row[k]], a.dice))
             moves.append(MoveAnalysis(
@@ -564,6 +583,12 @@ def analyse(record, ply=0, net=None, threads=None, met=None, efficiency="gnubg-1
     cube = _judge_cube(points, games, length, ply, net, met, efficiency)
     players = _totals(games, length, names, moves, cube, turns, met)
     return Analysis(moves, cube, players, ply, length, names)
+
+
+def _best_rows(values, off):
+    """The row of the best value of each pair (the first on ties)."""
+    return np.array([off[i] + int(np.argmax(values[off[i]:off[i + 1]]))
+                     for i in range(len(off) - 1)], np.int64)
 
 
 # ------------------------------------------------------------------ cube decisions
