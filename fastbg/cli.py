@@ -272,7 +272,10 @@ def _count_or_none(text, option):
 @_rules_options(cube_default="race,race",
                 cube_help="Cube strategies with --money/--match, comma-separated: never, race, "
                           "gnubg (Janowski on GNU Backgammon's networks), gnubg-1ply, "
-                          "gnubg-2ply (on their n-ply probabilities).")
+                          "gnubg-2ply (on their n-ply probabilities), or an engine's own "
+                          "cube action: gnubg-app, gnubg-app-1ply, gnubg-app-2ply, bgsage, "
+                          "bgsage-2ply ... bgsage-4ply (--money only: whole matches run "
+                          "inside numba).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the summary as JSON.")
@@ -564,7 +567,10 @@ def _pair(text, option):
 @click.option("--duplicate/--no-duplicate", default=True, show_default=True,
               help="Play every deal twice, same dice, seats swapped.")
 @_rules_options(cube_default="race",
-                cube_help="Every bot's cube strategy with --money/--match: never or race.")
+                cube_help="Every bot's cube strategy with --money/--match: never or race, or "
+                          "with --money an engine's own cube action: gnubg-app, "
+                          "gnubg-app-1ply, gnubg-app-2ply, bgsage, bgsage-2ply ... "
+                          "bgsage-4ply.")
 @click.option("--chunk", "chunk_size", default=2000, show_default=True, type=click.IntRange(1),
               help="Games per pair between saves to --out.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),

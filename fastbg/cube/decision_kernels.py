@@ -13,6 +13,10 @@ handful of scalars (value, owner: -1 centred or the player 0/1, turned). Strateg
   beavers when the take is worth more than 0 to the taker, raccoons when the doubler still
   gains holding no cube. Match play: the same comparison in match-winning chances with a
   dead cube (cubeless MWC from the match equity table at the resulting scores).
+* ``CUBE_ENGINE``: another engine (bgsage, GNU Backgammon: fastbg/sim/engines.py) decided
+  from Python before the cube phase; its "probabilities" row holds its answers instead
+  (``E_DOUBLE``: 1.0 when it doubles; ``E_ANSWER``: TAKE, DROP or BEAVER as a float, its
+  answer were it doubled). After a beaver it accepts (never drops, never raccoons).
 
 The probabilities come through :func:`probs_call`: a plug-in is a numba function, or a
 kernel-side evaluator that a higher layer teaches :func:`probs_call` (the game loop's
@@ -34,6 +38,7 @@ C_ENABLED, C_MATCH, C_JACOBY, C_BEAVERS, C_RACCOONS, C_AUTO, C_AUTO_LIMIT, C_TRI
 CUBE_NEVER = 0
 CUBE_RACE = 1
 CUBE_JANOWSKI = 2
+CUBE_ENGINE = 3
 
 OVERFLOW = -2          # cube_phase's winner when the stake passed CUBE_CAP
 
@@ -51,6 +56,8 @@ CUBE_CAP = 1 << 30
 
 # Index of the probabilities: win, win gammon, win backgammon, lose gammon, lose backgammon.
 P_WIN, P_WG, P_WBG, P_LG, P_LBG = 0, 1, 2, 3, 4
+# Index of a CUBE_ENGINE strategy's answers in its row (the row of the probabilities).
+E_DOUBLE, E_ANSWER = 0, 1
 
 
 @njit(**HOT)
@@ -293,6 +300,10 @@ def _cube_decisions(cfg, strat, xeff, met_pre, met_post, side, board, value, own
     if s_me == CUBE_RACE:
         if not race_wants_double(board, owner == side):
             return value, owner, turned, False, -1, 0
+    elif s_me == CUBE_ENGINE:
+        _probs(side, board, plug0, plug1, p)
+        if not p[E_DOUBLE] > 0.5:
+            return value, owner, turned, False, -1, 0
     else:
         _probs(side, board, plug0, plug1, p)
         if match:
@@ -309,6 +320,13 @@ def _cube_decisions(cfg, strat, xeff, met_pre, met_post, side, board, value, own
     e_unavail = 0.0
     if s_opp == CUBE_RACE:
         answer = TAKE if race_takes(board) else DROP
+    elif s_opp == CUBE_ENGINE:
+        _probs(taker, board, plug0, plug1, p)   # the taker's engine, doubler on roll
+        answer = DROP if p[E_ANSWER] == DROP else TAKE
+        # a beaver the rules (or the cube limit) do not allow is a take (the wrapper asks
+        # the engines with beavers off where they are not allowed)
+        if p[E_ANSWER] == BEAVER and cfg[C_BEAVERS] != 0 and under_limit(cfg, 4 * value):
+            answer = BEAVER
     elif s_opp == CUBE_JANOWSKI:
         _probs(taker, board, plug0, plug1, p)   # the taker's evaluator, doubler on roll
         if match:

@@ -8,6 +8,10 @@
   gammon, win backgammon, lose gammon, lose backgammon) of the player on roll; money
   decisions use Janowski's cubeful equities with cube efficiency ``x``, match decisions
   the match equity table with a dead cube.
+* An engine's own cube action (``"gnubg-app"``, ``"bgsage-2ply"`` ...): the strategy
+  objects live with the engine bots (fastbg/sim/engines.py, a higher layer, which also
+  resolves those names); here they are recognised by their ``cube_rows`` method
+  (:func:`is_engine_cube`) and played as ``CUBE_ENGINE``.
 """
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -55,6 +59,13 @@ def is_batch_evaluator(obj):
     return callable(getattr(obj, "batch_probabilities", None))
 
 
+def is_engine_cube(obj):
+    """True for an engine's cube strategy (fastbg.sim.engines.EngineCube): it answers a
+    batch of cube decisions from Python between rounds of lock-step games
+    (``cube_rows``)."""
+    return callable(getattr(obj, "cube_rows", None))
+
+
 class ResolvedCube(NamedTuple):
     """A cube strategy as the game kernels see it."""
     code: int            # CUBE_NEVER, CUBE_RACE or CUBE_JANOWSKI (decision_kernels)
@@ -63,6 +74,7 @@ class ResolvedCube(NamedTuple):
     name: str
     net: object = None   # the JanowskiCube's GnubgNet (then probs is None)
     batch: object = None  # its batch evaluator's batch_probabilities (then probs is None)
+    engine: object = None  # an engine's cube strategy (CUBE_ENGINE; probs is None)
 
 
 def resolve(strategy):
@@ -72,7 +84,11 @@ def resolve(strategy):
         if key in BUILTIN:
             return ResolvedCube(BUILTIN[key], None, 0.0, key)
         raise ValueError(f"unknown cube strategy {strategy!r}; choose from "
-                         f"{', '.join(sorted(BUILTIN))} or a JanowskiCube")
+                         f"{', '.join(sorted(BUILTIN))}, an engine's (gnubg-app, "
+                         "gnubg-app-1ply, gnubg-app-2ply, bgsage, bgsage-2ply ... "
+                         "bgsage-4ply) or a JanowskiCube")
+    if is_engine_cube(strategy):
+        return ResolvedCube(_cube.CUBE_ENGINE, None, 0.0, strategy.name, engine=strategy)
     if isinstance(strategy, JanowskiCube):
         if is_batch_evaluator(strategy.probs):
             return ResolvedCube(_cube.CUBE_JANOWSKI, None, float(strategy.x), strategy.name,
@@ -81,7 +97,8 @@ def resolve(strategy):
             return ResolvedCube(_cube.CUBE_JANOWSKI, None, float(strategy.x), strategy.name,
                                 strategy.probs)
         return ResolvedCube(_cube.CUBE_JANOWSKI, strategy.probs, float(strategy.x), strategy.name)
-    raise TypeError(f"a cube strategy is a name or a JanowskiCube, got {type(strategy).__name__}")
+    raise TypeError("a cube strategy is a name, a JanowskiCube or an engine's cube strategy, "
+                    f"got {type(strategy).__name__}")
 
 
 def strategy_names(strategies):

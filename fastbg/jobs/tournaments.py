@@ -67,6 +67,7 @@ from fastbg.sim import bots as _bots
 from fastbg.sim.games import play
 from fastbg.sim.matches import play_matches
 from fastbg.sim.records import money_session
+from fastbg.sim.setup import resolve_cube
 from fastbg.sim.results import Results, Z95, wilson_interval
 from fastbg.validation import check_flag, check_int
 
@@ -147,7 +148,7 @@ def _make_config(bots, games, seed, rules, match_length, duplicate, cube, chunk_
     match = rules_d is not None and rules_d["type"] == "match"
     if cube is None:
         cube = "never" if rules is None else "race"
-    resolved_cube = _cubes.resolve(cube)
+    resolved_cube = resolve_cube(cube)     # names of engines too (their own cube action)
     cube_name = resolved_cube.name
     if rules is None and resolved_cube.code != _cubes.BUILTIN["never"]:
         raise ValueError("cube strategies need rules (MoneyRules(...), MatchRules(...) or "
@@ -155,6 +156,10 @@ def _make_config(bots, games, seed, rules, match_length, duplicate, cube, chunk_
     if match and any(_bots.resolve(b).evaluator is not None for b in bots):
         raise ValueError("matches run inside numba: use built-in or ScorerBot bots "
                          "(not EvaluatorBot or gnubg)")
+    if match and (resolved_cube.engine is not None or resolved_cube.batch is not None):
+        raise ValueError(f"matches run inside numba: the cube strategy {cube_name!r} decides "
+                         "from Python between lock-step rounds (play games at a match score "
+                         "with fastbg.play(..., rules=MatchRules(n), score=...) instead)")
     config = {"bots": names, "games": games, "seed": seed, "duplicate": duplicate,
               "rules": rules_d, "match_length": rules.length if match else None,
               "cube": cube_name, "chunk_size": chunk_size, "fastbg": VERSION}

@@ -22,6 +22,16 @@ move, ``set threads 1``), speaking JSON lines (:mod:`fastbg.sim.gnubg_worker`): 
 lists each position's Position ID and dice, the reply each position's move as
 ``gnubg.findbestmove`` gives it, cubeless, deterministic, (from, to) points numbered from
 the mover's side (25 the bar, 0 off), applied here to fastbg's board.
+
+Cube action. The same engines decide the cube as cube strategies of the same names
+(``cube=("gnubg-app", "gnubg-app")``, ``"bgsage-2ply"`` ...; :class:`EngineCube`,
+docs/tournaments.md section 3): before each cube phase of games played in lock-step, one
+call per engine gives, for every live game where a double may come, whether the player on
+roll doubles and how the opponent would answer (take, pass, beaver), at the engine's level,
+for money or at the game's match score. bgsage: ``batch_cube_action``'s evaluation (its
+C++ batch, networks loaded once). GNU Backgammon: its ``hint`` on the position set by a
+GNUbg ID (Position ID and Match ID: cube value and owner, match length, score, Crawford
+game, Jacoby), read by the child process.
 """
 import atexit
 import importlib.util
@@ -32,11 +42,15 @@ import sys
 import tempfile
 import threading
 
+import re
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
 from fastbg.constants import BOARD_SIZE, OPP_BAR
-from fastbg.position.ids import position_id
+from fastbg.cube.decision_kernels import BEAVER, DROP, E_ANSWER, E_DOUBLE, TAKE
+from fastbg.position.ids import GAME_PLAYING, MatchState, match_id, position_id
 
 BGSAGE_LEVELS = {"bgsage": "1ply", "bgsage-1ply": "1ply", "bgsage-2ply": "2ply",
                  "bgsage-3ply": "3ply", "bgsage-4ply": "4ply"}
@@ -81,6 +95,87 @@ class EngineChooser:
                 f"{position_id(chosen[i]) if _countable(chosen[i]) else chosen[i].tolist()} "
                 "is none of fastbg's legal results")
         return hit.astype(np.float64)
+
+
+class CubeQuery(NamedTuple):
+    """The cube state of m positions asked about, each seen from its player on roll (the
+    one who may double): ``value`` int64 (m,) the cube; ``owner`` int64 (m,) -1 centred,
+    0 the player on roll (a cube the opponent owns is never asked about); ``jacoby`` bool
+    (m,) whether gammons count single (money, cube not yet turned); ``beavers`` bool (m,)
+    whether the opponent may beaver (money rules with beavers, within the cube limit);
+    ``away`` int64 (m, 2) the points the player on roll and the opponent need (0 in money
+    play); ``length`` the match length (0: money); ``crawford`` whether this is the
+    Crawford game."""
+    value: np.ndarray
+    owner: np.ndarray
+    jacoby: np.ndarray
+    beavers: np.ndarray
+    away: np.ndarray
+    length: int
+    crawford: bool
+
+
+class EngineCube:
+    """An engine's own cube action as a cube strategy (``CUBE_ENGINE`` in the game
+    kernels). ``decide(boards, query)`` gets int8 (m, 26) boards seen from the player on
+    roll and a :class:`CubeQuery`, and returns per position (double: bool, answer: TAKE,
+    DROP or BEAVER), the engine's answers as the player on roll and as his opponent were
+    he doubled. Build it with :func:`engine_cube` (one object per name and process, so
+    two players with the same strategy share each round's call)."""
+
+    def __init__(self, name, decide):
+        self.name = name
+        self.decide = decide
+
+    def cube_rows(self, boards, query):
+        """float64 (m, 5): row i holds position i's answers at ``E_DOUBLE`` (1.0: double)
+        and ``E_ANSWER`` (TAKE, DROP or BEAVER), as the game kernels read them."""
+        m = boards.shape[0]
+        rows = np.zeros((m, 5))
+        if m == 0:
+            return rows
+        answers = self.decide(boards, query)
+        if len(answers) != m:
+            raise EngineError(f"{self.name} answered {len(answers)} cube decisions for "
+                              f"{m} positions")
+        for i, (double, answer) in enumerate(answers):
+            if answer == BEAVER and not query.beavers[i]:
+                raise EngineError(f"{self.name} beavered where the rules allow no beaver: "
+                                  f"position {position_id(boards[i])}")
+            rows[i, E_DOUBLE] = float(bool(double))
+            rows[i, E_ANSWER] = answer
+        return rows
+
+    def __reduce__(self):               # pickled by name (a cluster task rebuilds it)
+        return engine_cube, (self.name,)
+
+    def __repr__(self):
+        return f"EngineCube({self.name!r})"
+
+
+_ENGINE_CUBES = {}
+
+
+def is_engine_name(name):
+    """True for the name of an engine bot or cube strategy (bgsage..., gnubg-app...)."""
+    return isinstance(name, str) and name.strip().lower() in {**BGSAGE_LEVELS, **GNUBG_APP_PLIES}
+
+
+def engine_cube(name):
+    """The cube strategy of that engine name (:data:`BGSAGE_LEVELS`,
+    :data:`GNUBG_APP_PLIES`): an :class:`EngineCube`, one per name and process;
+    ImportError with the install hint when the engine is missing."""
+    key = name.strip().lower()
+    if key not in _ENGINE_CUBES:
+        if key in BGSAGE_LEVELS:
+            decide = _bgsage_cube(BGSAGE_LEVELS[key], key)
+        elif key in GNUBG_APP_PLIES:
+            decide = _gnubg_cube(GNUBG_APP_PLIES[key], key)
+        else:
+            raise ValueError(f"{name!r} is not an engine: choose from "
+                             f"{', '.join([*BGSAGE_LEVELS, *GNUBG_APP_PLIES])}")
+        _ENGINE_CUBES[key] = EngineCube(key, decide)
+    return _ENGINE_CUBES[key]
 
 
 def _countable(board):
@@ -131,16 +226,11 @@ def bgsage_bot(name="bgsage"):
     return EvaluatorBot(EngineChooser(name, choose), name=name)
 
 
-def _bgsage_batch(level, filter_max_moves=5, filter_threshold=0.08):
-    """``batch(positions, threads)`` -> each position's best result (a bgsage board, None
-    when nothing moves): ``bgsage.batch_checker_play`` with its defaults, its networks
-    loaded once. ``batch_checker_play`` loads them from their files on every call (about
-    75 ms, measured: more than a whole round of 300 positions at its raw level), so this
-    builds its strategies once, as bgsage.batch does, and calls its C++ batch directly;
-    None (the public call, slower) if this bgsage is built otherwise."""
+def _bgsage_strategies(level, filter_max_moves=5, filter_threshold=0.08):
+    """bgsage's strategies at ``level`` as its batch functions build them: [its raw
+    network] or [raw network, N-ply search]; None if this bgsage is built otherwise."""
     try:
         import bgbot_cpp
-        from bgsage.analyzer import resolve_owner
         from bgsage.weights import WeightConfigPair, default_weights
         weights = default_weights()
         if isinstance(weights, WeightConfigPair):
@@ -159,9 +249,24 @@ def _bgsage_batch(level, filter_max_moves=5, filter_threshold=0.08):
                     *weights.weight_args, n_plies=int(level[0]),
                     filter_max_moves=filter_max_moves, filter_threshold=filter_threshold,
                     parallel_evaluate=False, parallel_threads=0))
-        centred = resolve_owner("centered")
     except (ImportError, AttributeError, TypeError):
         return None
+    return strategies
+
+
+def _bgsage_batch(level, filter_max_moves=5, filter_threshold=0.08):
+    """``batch(positions, threads)`` -> each position's best result (a bgsage board, None
+    when nothing moves): ``bgsage.batch_checker_play`` with its defaults, its networks
+    loaded once. ``batch_checker_play`` loads them from their files on every call (about
+    75 ms, measured: more than a whole round of 300 positions at its raw level), so this
+    builds its strategies once, as bgsage.batch does, and calls its C++ batch directly;
+    None (the public call, slower) if this bgsage is built otherwise."""
+    strategies = _bgsage_strategies(level, filter_max_moves, filter_threshold)
+    if strategies is None:
+        return None
+    import bgbot_cpp
+    from bgsage.analyzer import resolve_owner
+    centred = resolve_owner("centered")
 
     def batch(positions, threads):
         inputs = [dict(p, cube_owner=centred) for p in positions]
@@ -170,6 +275,68 @@ def _bgsage_batch(level, filter_max_moves=5, filter_threshold=0.08):
         return [list(r["moves"][0]["board"]) if r["moves"] else None for r in raw]
 
     return batch
+
+
+# bgsage's cube actions (PositionEval.optimal_action): its whole vocabulary
+BGSAGE_ACTIONS = ("No Double", "Double/Take", "Double/Pass", "Double/Beaver")
+
+
+def _bgsage_cube(level, name):
+    """``decide(boards, query)`` of bgsage's cube action at ``level``: the evaluation of
+    ``bgsage.batch_cube_action`` (``batch_evaluate``: Janowski on its N-ply cubeless
+    probabilities, cubeful, match-aware), one C++ batch per (Jacoby, beaver) setting of the
+    round, on fastbg's thread count; its networks loaded once (the public call reloads them
+    on each call), the public ``bgsage.batch_evaluate`` if this bgsage is built otherwise."""
+    try:
+        import bgsage
+    except ImportError as exc:
+        raise ImportError(BGSAGE_HINT) from exc
+    strategies = _bgsage_strategies(level)
+
+    def evaluate(positions, jacoby, beaver, threads):
+        if strategies is None:
+            res = bgsage.batch_evaluate(positions, eval_level=level, n_threads=threads,
+                                        jacoby=jacoby, beaver=beaver)
+            return [(r.should_double, r.should_take, r.is_beaver, r.optimal_action)
+                    for r in res]
+        import bgbot_cpp
+        from bgsage.analyzer import resolve_owner
+        cpp = [(p["board"], p["cube_value"], resolve_owner(p["cube_owner"]))
+               + ((p["away1"], p["away2"], p["is_crawford"]) if "away1" in p else ())
+               for p in positions]
+        res = bgbot_cpp.batch_evaluate_positions(cpp, strategies[-1], threads,
+                                                 jacoby=jacoby, beaver=beaver)
+        return [(r["should_double"], r["should_take"], r.get("is_beaver", False),
+                 r["optimal_action"]) for r in res]
+
+    def decide(boards, q):
+        out = [None] * boards.shape[0]
+        bg = to_bgsage(boards).tolist()
+        positions = []
+        for i in range(boards.shape[0]):
+            p = {"board": bg[i], "cube_value": int(q.value[i]),
+                 "cube_owner": "centered" if q.owner[i] < 0 else "player"}
+            if q.length:
+                p.update(away1=int(q.away[i, 0]), away2=int(q.away[i, 1]),
+                         is_crawford=bool(q.crawford))
+            positions.append(p)
+        groups = {}
+        for i in range(boards.shape[0]):
+            key = (bool(q.jacoby[i]) and not q.length, bool(q.beavers[i]) and not q.length)
+            groups.setdefault(key, []).append(i)
+        for (jacoby, beaver), idx in groups.items():
+            res = evaluate([positions[i] for i in idx], jacoby, beaver, numba.get_num_threads())
+            for i, (dbl, take, beav, action) in zip(idx, res):
+                if (action not in BGSAGE_ACTIONS or not isinstance(dbl, (bool, np.bool_))
+                        or (beav and not take)):
+                    raise EngineError(
+                        f"{name} gave an unknown cube answer for position "
+                        f"{position_id(boards[i])} (cube {int(q.value[i])}): "
+                        f"{action!r}, double {dbl!r}, take {take!r}, beaver {beav!r}")
+                out[i] = (bool(dbl), BEAVER if beav else TAKE if take else DROP)
+        return out
+
+    return decide
 
 
 # ----------------------------------------------------------------------------- gnubg
@@ -294,6 +461,78 @@ def gnubg_app_bot(name="gnubg-app"):
         return chosen
 
     return EvaluatorBot(EngineChooser(name, choose), name=name)
+
+
+# GNU Backgammon's cube decisions (eval.c's GetCubeRecommendation), each read as its
+# computer player plays them (play.c): it doubles on "Double"/"Redouble" only (not when
+# "Too good", "Optional" or "Never"), and answers by the part after the comma
+_GNUBG_DOUBLE = re.compile(r"^(Double|Redouble|No double|No redouble|Too good to double|"
+                           r"Too good to redouble|Optional double|Optional redouble|"
+                           r"Never double|Never redouble), (take|pass|beaver)"
+                           r"(?: \([^()]*\))?$")
+_GNUBG_ANSWERS = {"take": TAKE, "pass": DROP, "beaver": BEAVER}
+
+
+def gnubg_cube_answer(action):
+    """(double, answer) of GNU Backgammon's "Proper cube action" text; None when it is none
+    of its decisions."""
+    m = _GNUBG_DOUBLE.match(action)
+    if m is None:
+        return None
+    return m.group(1) in ("Double", "Redouble"), _GNUBG_ANSWERS[m.group(2)]
+
+
+def gnubg_cube_ids(boards, q):
+    """The GNUbg IDs ("Position ID:Match ID") of the positions of a :class:`CubeQuery`:
+    gnubg's player 0 on roll, dice not rolled, the cube, the match score (from the points
+    each side needs) and the Crawford game, and in money play the Jacoby rule (bit 66 of
+    the extended Match ID)."""
+    ids = []
+    for i in range(boards.shape[0]):
+        score = ((q.length - int(q.away[i, 0]), q.length - int(q.away[i, 1])) if q.length
+                 else (0, 0))
+        state = MatchState(cube_value=int(q.value[i]),
+                           cube_owner=None if q.owner[i] < 0 else 0, player_on_roll=0,
+                           crawford=bool(q.crawford) and bool(q.length),
+                           game_state=GAME_PLAYING, match_length=int(q.length), score=score,
+                           jacoby=None if q.length else bool(q.jacoby[i]))
+        ids.append(f"{position_id(boards[i])}:{match_id(state)}")
+    return ids
+
+
+def _gnubg_cube(ply, name):
+    """``decide(boards, query)`` of GNU Backgammon's cube action at ``ply`` (its ``hint``,
+    in the child process of that ply: one request per round)."""
+    if not gnubg_app_available():
+        raise ImportError(GNUBG_APP_HINT)
+    worker = gnubg_process(ply)
+
+    def decide(boards, q):
+        # In match play GNU Backgammon holds the cube unavailable to a player who needs no
+        # more than its value (eval.c's GetDPEq; the post-Crawford leader among them), and
+        # its hint then says nothing: such a player does not double, and doubled there
+        # its computer player takes (play.c). fastbg's rules allow those doubles.
+        ask = (np.flatnonzero(q.away[:, 0] > q.value) if q.length
+               else np.arange(boards.shape[0]))
+        out = [(False, TAKE)] * boards.shape[0]
+        if ask.size == 0:
+            return out
+        sub = q._replace(value=q.value[ask], owner=q.owner[ask], jacoby=q.jacoby[ask],
+                         beavers=q.beavers[ask], away=q.away[ask])
+        ids = gnubg_cube_ids(boards[ask], sub)
+        actions = worker.ask("cube", [[gid, int(bool(b))] for gid, b in zip(ids, sub.beavers)])
+        if len(actions) != ask.size:
+            raise EngineError(f"{name} answered {len(actions)} cube decisions for {ask.size} "
+                              "positions")
+        for i, gid, action in zip(ask, ids, actions):
+            answer = gnubg_cube_answer(action) if isinstance(action, str) else None
+            if answer is None:
+                raise EngineError(f"{name} gave an unknown cube decision for GNUbg ID {gid} "
+                                  f"(Position ID {gid.split(':')[0]}): {str(action)[:300]!r}")
+            out[i] = answer
+        return out
+
+    return decide
 
 
 def _settle_cut_moves(worker, cut, rows, seg, chosen):

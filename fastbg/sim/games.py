@@ -22,6 +22,7 @@ import numpy as np
 from fastbg import journal as _journal
 from fastbg.constants import BOARD_SIZE
 from fastbg.cube import decision_kernels as _kcube
+from fastbg.cube import strategies as _cubes
 from fastbg.cube.rules import rules_dict
 from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.parallel import run_spans, threads as _threads
@@ -29,6 +30,7 @@ from fastbg.position.ids import position_id
 from fastbg.position.movegen import gather_rows as _gather_rows
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
 from fastbg.progress import progress_bar
+from fastbg.sim import engines as _engines
 from fastbg.sim import game_kernels as _play
 from fastbg.sim import record_kernels as _rk
 from fastbg.sim import records as _records
@@ -376,7 +378,8 @@ def lockstep_cube_phase(st, g, live, rows):
         _play.lockstep_cube(st.gcfg, st.cubes, live, g.boards, g.side, g.ply, g.value,
                             g.owner, g.turned, g.alive, rows.outcome, rows.cube_out, rows.rec)
     else:
-        rows0, rows1 = _cube_rows(st, live, g.boards, g.side, g.ply, g.value, g.owner)
+        rows0, rows1 = _cube_rows(st, live, g.boards, g.side, g.ply, g.value, g.owner,
+                                  g.turned)
         _play.lockstep_cube_rows(st.gcfg, st.cubes, live, g.boards, g.side, g.ply, g.value,
                                  g.owner, g.turned, g.alive, rows.outcome, rows.cube_out,
                                  rows0, rows1, rows.rec)
@@ -431,10 +434,11 @@ def _lockstep_chunk(st, game0, rows):
         final[:] = boards
 
 
-def _cube_rows(st, live, boards, side, ply, value, owner):
+def _cube_rows(st, live, boards, side, ply, value, owner, turned):
     """Each player's cube probabilities (float64 (len(live), 5)) of the live games' boards
     where the player on roll may double (the cube phase reads no others): the batch cube
-    strategies' evaluations for :func:`fastbg.sim.game_kernels.lockstep_cube_rows`."""
+    strategies' evaluations for :func:`fastbg.sim.game_kernels.lockstep_cube_rows`; for an
+    engine's strategy its answers instead (:func:`_engine_cube_rows`)."""
     m = live.size
     rows = [np.zeros((m, 5)), np.zeros((m, 5))]
     if st.gcfg[_play.G_CRAWFORD_GAME]:
@@ -447,9 +451,10 @@ def _cube_rows(st, live, boards, side, ply, value, owner):
         may &= ply[live] > 0
     where = np.flatnonzero(may)
     if where.size:
+        _engine_cube_rows(st, live[where], where, boards, side, value, owner, turned, rows)
         b = np.ascontiguousarray(boards[live[where]])
         for s, evaluate in enumerate(st.cube_batch):
-            if evaluate is not None:
+            if evaluate is not None and not _cubes.is_engine_cube(evaluate):
                 p = np.asarray(evaluate(b), np.float64)
                 if p.shape != (where.size, 5) or not np.all(np.isfinite(p)):
                     raise BotError(f"the cube strategy of player {s} returned probabilities "
@@ -457,6 +462,52 @@ def _cube_rows(st, live, boards, side, ply, value, owner):
                                    "positions: it must give (m, 5) finite values")
                 rows[s][where] = p
     return rows
+
+
+def _engine_cube_rows(st, games, where, boards, side, value, owner, turned, rows):
+    """Fill ``rows[s][where]`` with the answers of player s's engine cube strategy for
+    ``games`` (the live games where a double may come, ``where`` their rows): one call per
+    engine for the round. An engine is asked where its player is on roll (to double) and
+    where the opponent on roll may double (its answer); two players with the same engine
+    share one call."""
+    engines = st.cube_batch
+    codes = st.cubes.strategies
+    mover = side[games]
+    asked = {}
+    for s in (0, 1):
+        eng = engines[s]
+        if eng is None or not _cubes.is_engine_cube(eng):
+            continue
+        need = (mover == s) | (codes[1 - s] != _kcube.CUBE_NEVER) & (mover != s)
+        if id(eng) in asked:
+            asked[id(eng)][1].append(s)
+            asked[id(eng)][2] |= need
+        else:
+            asked[id(eng)] = [eng, [s], need]
+    cfg, gcfg = st.cubes.cfg, st.gcfg
+    money = cfg[_kcube.C_MATCH] == 0
+    for eng, players, need in asked.values():
+        k = np.flatnonzero(need)
+        if k.size == 0:
+            continue
+        g = games[k]
+        v = value[g].astype(np.int64)
+        limit = cfg[_kcube.C_MAX_CUBE]
+        away = np.zeros((k.size, 2), np.int64)
+        if not money:
+            a = np.array([gcfg[_play.G_AWAY0], gcfg[_play.G_AWAY1]], np.int64)
+            away[:, 0] = a[side[g]]
+            away[:, 1] = a[1 - side[g]]
+        query = _engines.CubeQuery(
+            value=v, owner=np.where(owner[g] < 0, -1, 0).astype(np.int64),
+            jacoby=money & (cfg[_kcube.C_JACOBY] != 0) & ~turned[g].astype(bool),
+            beavers=(money & (cfg[_kcube.C_BEAVERS] != 0)
+                     & ((limit < 0) | (4 * v <= limit))),
+            away=away, length=0 if money else int(cfg[_kcube.C_LENGTH]),
+            crawford=bool(gcfg[_play.G_CRAWFORD_GAME]))
+        answers = eng.cube_rows(np.ascontiguousarray(boards[g]), query)
+        for s in players:
+            rows[s][where[k]] = answers
 
 
 def evaluate_pending(evaluate, s, live, side, res, off, choice, game0, where=True, *,

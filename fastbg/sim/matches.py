@@ -117,7 +117,9 @@ def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), se
                    cube=cube)
     if st.lockstep:
         raise ValueError("play_matches runs inside numba: use built-in or ScorerBot bots, "
-                         "and cube strategies that run there (not GnubgNet.cube(ply=n >= 1))")
+                         "and cube strategies that run there (not GnubgNet.cube(ply=n >= 1) "
+                         "nor an engine's, e.g. 'gnubg-app' or 'bgsage': play their games at "
+                         "a match score with fastbg.play(..., rules=MatchRules(n), score=...))")
     settings = {"matches": n, "length": length, "bots": list(st.names), "seed": int(st.seed),
                 "match_offset": match_offset, "opening": opening, "rules": rules.to_dict(),
                 "cube": st.rules_text}

@@ -18,6 +18,7 @@ from fastbg.cube.rules import MatchRules, MoneyRules
 from fastbg.parallel import resolve_threads
 from fastbg.position.board import validate
 from fastbg.sim import bots as _bots
+from fastbg.sim import engines as _engines
 from fastbg.sim import game_kernels as _play
 from fastbg.validation import check_choice, check_int
 
@@ -40,8 +41,10 @@ class JobSetup:
     nets        : per side, the GnubgNet a gnubg bot plays with, or None
     late_ply    : from this ply on the ``late_evaluators`` choose (-1: no switch)
     late_evaluators : per side, the scoring function of the bot that takes over
-    cube_batch  : with a batch cube strategy, per player the function giving the cube's
-                  probabilities of a batch of boards (None for "never" / "race"), else None
+    cube_batch  : with a batch cube strategy (n-ply networks, an engine), per player the
+                  function giving the cube's probabilities of a batch of boards, or the
+                  engine's :class:`~fastbg.sim.engines.EngineCube` (None for "never" /
+                  "race"), else None
     gcfg        : int64 game settings vector (``game_kernels.G_*``)
     start_board : int8[26], the first position (the start when none was given)
     rot         : int64 (r, 36) quasi-random dice permutations, r = 0 when off
@@ -127,11 +130,13 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         cube = ("never", "never")
     if not isinstance(cube, (tuple, list)) or len(cube) != 2:
         raise ValueError(f"cube is a pair of cube strategies, got {cube!r}")
-    cubes = [_cubes.resolve(c) for c in cube]
+    cubes = [resolve_cube(c) for c in cube]
     if rules is None and any(c.code != _kcube.CUBE_NEVER for c in cubes):
         raise ValueError("cube strategies need rules (MoneyRules(...) or MatchRules(...))")
-    # a batch cube strategy (the n-ply networks) is evaluated between lock-step rounds
-    batch_cube = rules is not None and any(c.batch is not None for c in cubes)
+    # a batch cube strategy (the n-ply networks, an engine's own cube action) is evaluated
+    # between lock-step rounds
+    batch_cube = rules is not None and any(c.batch is not None or c.engine is not None
+                                           for c in cubes)
     late_ply, late_evaluators, late_names = _late_bots(late)
     if late_ply >= 0:               # both phases score batches in lock-step
         resolved = [r._replace(code=_bots.EVALUATOR, evaluator=e)
@@ -183,6 +188,16 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         late_ply=late_ply, late_evaluators=late_evaluators)
 
 
+def resolve_cube(strategy):
+    """The :class:`~fastbg.cube.strategies.ResolvedCube` of a cube strategy: an engine's
+    name (``"gnubg-app"``, ``"bgsage-2ply"`` ...: its own cube action,
+    :func:`fastbg.sim.engines.engine_cube`; ImportError without the engine) or whatever
+    :func:`fastbg.cube.strategies.resolve` takes."""
+    if _engines.is_engine_name(strategy):
+        strategy = _engines.engine_cube(strategy)
+    return _cubes.resolve(strategy)
+
+
 def _cube_plugs(cubes, lockstep, gnet, gbo):
     """The kernels' probability plug-ins of the two resolved cube strategies, and the run's
     gnubg tables: a strategy on GNU Backgammon's networks runs on the game kernels' own,
@@ -191,7 +206,7 @@ def _cube_plugs(cubes, lockstep, gnet, gbo):
     back to the net's plug-in (compiled once per process)."""
     plugs = []
     for c in cubes:
-        if c.batch is not None:
+        if c.batch is not None or c.engine is not None:
             plugs.append(None)               # its rows come with the call (lockstep_cube_rows)
         elif c.net is None:
             plugs.append(_kernel_plug(c.probs))
@@ -219,10 +234,13 @@ def _cube_batch(cubes, plugs):
     """Per player, a function giving the cubeless probabilities of a batch of boards (m,
     26) -> (m, 5) for a run with a batch cube strategy (its lock-step rounds compute them
     before each cube phase): the batch evaluator, a net's own batch evaluation, a numba
-    plug-in board by board, or None for "never" and "race" (they need none)."""
+    plug-in board by board, an engine's :class:`~fastbg.sim.engines.EngineCube` (its
+    answers instead of probabilities), or None for "never" and "race" (they need none)."""
     out = []
     for c, plug in zip(cubes, plugs):
-        if c.batch is not None:
+        if c.engine is not None:
+            out.append(c.engine)
+        elif c.batch is not None:
             out.append(c.batch)
         elif c.net is not None:
             out.append(c.net.probabilities)
