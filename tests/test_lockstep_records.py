@@ -3,19 +3,17 @@ record=True must play exactly the games of the same run without records, every r
 must replay legally (test_records.py's checks), and a lock-step bot that chooses exactly
 as an in-kernel bot must give exactly the in-kernel records (docs/records.md section 1).
 """
-import os
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 import fastbg
 from fastbg import EvaluatorBot, ScorerBot
-from fastbg.cli import main
 from fastbg.sim import games as _games
 from fastbg.sim.records import check_game
 from test_play import linear_evaluator, linear_scorer
 from test_records import MONEY, _check_against, _same_games
+from test_tournament_records import cli_money_session
 
 # A linear scorer twice (test_play.py's): in numba (ScorerBot, the game kernel) and in
 # numpy (EvaluatorBot, lock-step). Integer weights: both sums are exact, so both bots
@@ -130,15 +128,6 @@ def test_tournament_records_of_a_lockstep_pair():
 
 def test_cli_tournament_writes_lockstep_games(tmp_path, gnubg_net):
     pytest.importorskip("gnubg_nn", reason="gnubg-nn (the gnubg extra) is not installed")
-    out = tmp_path / "mat"
-    r = CliRunner().invoke(main, ["tournament", "--bots", "gnubg-nn,pubeval", "--games", "2",
-                                  "--seed", "6", "--money", "--no-progress", "--mat",
-                                  str(out)])
-    assert r.exit_code == 0, r.output
-    assert sorted(os.listdir(out)) == ["gnubg-nn-vs-pubeval.mat", "pubeval-vs-gnubg-nn.mat"]
-    ref = fastbg.play(1, ("gnubg-nn", "pubeval"), seed=fastbg.pair_seed(6, 0, 1),
-                      rules=fastbg.MoneyRules(), cube=("race", "race"), record=True)
-    session = fastbg.read_mat(out / "gnubg-nn-vs-pubeval.mat", rules=fastbg.MoneyRules())
-    assert session == fastbg.money_session(ref.records)
+    session = cli_money_session(tmp_path, "pubeval", "gnubg-nn", 2, 6)
     for g in session.games:
         check_game(g)

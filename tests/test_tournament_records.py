@@ -24,15 +24,23 @@ def test_match_records_are_those_of_play_matches():
     assert fastbg.tournament(["pubeval", "random"], games=4, seed=3).records is None
 
 
-def test_cli_writes_money_sessions(tmp_path):
+def cli_money_session(tmp_path, a, b, games, seed):
+    """Run ``fastbg tournament --bots a,b --money --mat DIR``; the session of ``b`` seated
+    first, checked equal to fastbg.play's records of that pair's games (its seed, half the
+    games each way)."""
     out = tmp_path / "mat"
-    r = CliRunner().invoke(main, ["tournament", "--bots", "pubeval,random", "--games", "6",
-                                  "--seed", "4", "--money", "--no-progress", "--mat",
+    r = CliRunner().invoke(main, ["tournament", "--bots", f"{a},{b}", "--games", str(games),
+                                  "--seed", str(seed), "--money", "--no-progress", "--mat",
                                   str(out)])
     assert r.exit_code == 0, r.output
-    assert sorted(os.listdir(out)) == ["pubeval-vs-random.mat", "random-vs-pubeval.mat"]
-    ref = fastbg.play(3, ("random", "pubeval"), seed=fastbg.pair_seed(4, 0, 1),
+    assert sorted(os.listdir(out)) == sorted([f"{a}-vs-{b}.mat", f"{b}-vs-{a}.mat"])
+    ref = fastbg.play(games // 2, (b, a), seed=fastbg.pair_seed(seed, 0, 1),
                       rules=fastbg.MoneyRules(), cube=("race", "race"), record=True)
-    session = fastbg.read_mat(out / "random-vs-pubeval.mat", rules=fastbg.MoneyRules())
+    session = fastbg.read_mat(out / f"{b}-vs-{a}.mat", rules=fastbg.MoneyRules())
     assert session == fastbg.money_session(ref.records)
+    return session
+
+
+def test_cli_writes_money_sessions(tmp_path):
+    session = cli_money_session(tmp_path, "pubeval", "random", 6, 4)
     assert [g.score for g in session.games][0] == (0, 0) and len(session.games) == 3
