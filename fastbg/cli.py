@@ -557,7 +557,8 @@ def _pair(text, option):
                    "bot also chooses for all 21 rolls).")
 @click.option("--speed/--no-speed", default=None,
               help="Time every bot's choices and report decisions/s (default: on when a "
-                   "bot plays in lock-step anyway: gnubg-app, bgsage, gnubg-Nply...).")
+                   "bot plays in lock-step anyway: gnubg-app, bgsage, gnubg-Nply...; "
+                   "never with --match).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1),
               help="Random seed: the same seed replays the same tournament.")
 @click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
@@ -615,9 +616,9 @@ def tournament_command(bots, games, luck_adjust, speed, seed, threads, duplicate
             check_plot()                 # fail now, not after the games
         rules = _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles,
                        triple_on_66, max_cube, crawford)
-        if speed is None:            # free where a bot plays in lock-step anyway
+        if speed is None:            # free where a bot plays games in lock-step anyway
             from fastbg.sim.bots import resolve
-            speed = any(resolve(n).evaluator is not None for n in names)
+            speed = not match_length and any(resolve(n).evaluator is not None for n in names)
         t0 = time.perf_counter()
         before = _games_saved(TournamentResults, out_path) if resume else 0
         res = tournament(names, games, seed, rules=rules, duplicate=duplicate,
