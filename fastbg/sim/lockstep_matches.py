@@ -29,7 +29,7 @@ from fastbg.sim.games import (ChunkRows, LockstepGames, lockstep_choices,
 _SCORE_ENTRIES = [_play.G_AWAY0, _play.G_AWAY1, _play.G_CRAWFORD_GAME, _play.G_CRAWFORD_AFTER]
 
 
-def lockstep_matches(st, length, match0, result, rec):
+def play_lockstep_matches(st, length, match0, result, rec):
     """Play matches ``match0 .. match0 + n - 1`` (n = len(result)) to ``length`` points
     in lock-step; ``result`` and ``rec`` as :func:`fastbg.sim.game_kernels.play_matches`
     fills them (the caller sets the threads and turns errors into exceptions)."""

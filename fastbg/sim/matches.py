@@ -20,7 +20,7 @@ from fastbg.sim import game_kernels as _play
 from fastbg.sim import record_kernels as _rk
 from fastbg.sim import records as _records
 from fastbg.sim.games import TASKS_PER_THREAD, raise_for_errors, run_per_game_job
-from fastbg.sim.lockstep_matches import lockstep_matches
+from fastbg.sim.lockstep_matches import play_lockstep_matches
 from fastbg.sim.results import MatchResults
 from fastbg.sim.setup import job_setup, ready_cube_plugins
 from fastbg.validation import check_flag, check_int
@@ -74,7 +74,7 @@ def _match_rows(st, length, match0, n, record, cap):
     with _threads(st.n_threads), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Cannot cache compiled function")
         if st.lockstep:
-            lockstep_matches(st, length, match0, r, rec)
+            play_lockstep_matches(st, length, match0, r, rec)
         else:
             n_tasks = max(1, min(n, st.n_threads * TASKS_PER_THREAD))
             run_spans(lambda t0, t1: _play.play_matches(
@@ -97,7 +97,11 @@ def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), se
                  record=False):
     """Play ``n`` whole matches to ``length`` points and report match-winning rates.
 
-    cube        : the two bots' cube strategies (``"never"``, ``"race"``, JanowskiCube).
+    bots        : two bots, as in :func:`fastbg.play`: built-in and ScorerBot bots play
+                  inside the kernel; EvaluatorBot, the n-ply and the engine bots (and n-ply
+                  cube strategies) in lock-step rounds, with the same dice.
+    cube        : the two bots' cube strategies (``"never"``, ``"race"``, JanowskiCube,
+                  ``GnubgNet.cube(ply=n)``).
     chunk_size  : matches per chunk (default: sized to about a quarter second each).
     out, resume : a results journal, as in :func:`fastbg.play`.
     backend     : "local", "ray" or a :class:`fastbg.RayCluster`, as in :func:`fastbg.play`.
