@@ -818,7 +818,8 @@ def lockstep_dice(seed, game0, live, ply, d1, d2, gcfg, rot, dice):
 
 @njit(parallel=True, cache=True)
 def lockstep_choose(seed, game0, live, ply, side, bots, boards, res, off, n_tasks, choice):
-    """choice[j] for game live[j] whose candidates are res[off[j]:off[j + 1]].
+    """choice[j] for game live[j] whose candidates are res[off[j]:off[j + 1]] (its key for
+    the random bot :func:`game_key`).
 
     Built-in and plug-in bots choose here; games whose mover is a Python evaluator get
     -2 (to be filled by the caller) unless they have a single candidate; -1 marks a NaN.
