@@ -274,8 +274,7 @@ def _count_or_none(text, option):
                           "gnubg (Janowski on GNU Backgammon's networks), gnubg-1ply, "
                           "gnubg-2ply (on their n-ply probabilities), or an engine's own "
                           "cube action: gnubg-app, gnubg-app-1ply, gnubg-app-2ply, bgsage, "
-                          "bgsage-2ply ... bgsage-4ply (--money only: whole matches run "
-                          "inside numba).")
+                          "bgsage-2ply ... bgsage-4ply.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the summary as JSON.")
@@ -560,7 +559,8 @@ def _pair(text, option):
                    "bot also chooses for all 21 rolls).")
 @click.option("--speed/--no-speed", default=None,
               help="Time every bot's choices and report decisions/s (default: on when a "
-                   "bot plays in lock-step anyway: gnubg-app, bgsage, gnubg-Nply...).")
+                   "bot plays in lock-step anyway: gnubg-app, bgsage, gnubg-Nply...; "
+                   "never with --match).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1),
               help="Random seed: the same seed replays the same tournament.")
 @click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
@@ -621,9 +621,9 @@ def tournament_command(bots, games, luck_adjust, speed, seed, threads, duplicate
             check_plot()                 # fail now, not after the games
         rules = _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles,
                        triple_on_66, max_cube, crawford)
-        if speed is None:            # free where a bot plays in lock-step anyway
+        if speed is None:            # free where a bot plays games in lock-step anyway
             from fastbg.sim.bots import resolve
-            speed = any(resolve(n).evaluator is not None for n in names)
+            speed = not match_length and any(resolve(n).evaluator is not None for n in names)
         t0 = time.perf_counter()
         before = _games_saved(TournamentResults, out_path) if resume else 0
         res = tournament(names, games, seed, rules=rules, duplicate=duplicate,

@@ -23,6 +23,7 @@ from fastbg.constants import START
 from fastbg.cube.decision_kernels import BEAVER, DROP, E_ANSWER, E_DOUBLE, TAKE
 from fastbg.position.ids import GAME_PLAYING, MatchState, match_id, position_id
 from fastbg.sim import engines
+from fastbg.sim.records import check_game
 from test_records import _check_against
 
 needs_gnubg = pytest.mark.skipif(importlib.util.find_spec("gnubg") is None,
@@ -324,10 +325,19 @@ def test_money_session_and_match_play_the_engines_own_cube(name):
 def test_tournament_with_an_engines_cube():
     t = fastbg.tournament(["pubeval", "greedy"], games=2, seed=1, rules=MONEY, cube="bgsage")
     assert t.config["cube"] == "bgsage" and len(t.pairs) == 1
-    with pytest.raises(ValueError, match="decides from Python"):
-        fastbg.tournament(["pubeval", "greedy"], games=2, match_length=3, cube="bgsage")
-    with pytest.raises(ValueError, match="engine"):
-        fastbg.play_matches(1, 3, ("pubeval", "greedy"), cube=("bgsage", "bgsage"))
+    # whole matches play in lock-step rounds, the engine asked at each game's score
+    t = fastbg.tournament(["pubeval", "greedy"], games=2, seed=1, match_length=3,
+                          cube="bgsage")
+    assert t.config["cube"] == "bgsage" and t.config["match_length"] == 3
+    m = fastbg.play_matches(2, 3, ("pubeval", "greedy"), cube=("bgsage", "bgsage"), seed=2,
+                            record=True)
+    again = fastbg.play_matches(2, 3, ("pubeval", "greedy"), cube=("bgsage", "bgsage"),
+                                seed=2)
+    assert m.winner.tolist() == again.winner.tolist()
+    for rec in m.records:
+        assert max(rec.score) >= 3
+        for g in rec.games:
+            check_game(g)
 
 
 def test_unknown_answers_raise_engine_errors(monkeypatch):

@@ -493,5 +493,4 @@ def test_nply_net_cube_matches_reference(gnubg_net):
                        opening="reroll")
     assert not (np.array_equal(zero.cube, res.cube) and np.array_equal(zero.points, res.points)
                 and np.array_equal(zero.plies, res.plies))
-    with pytest.raises(ValueError, match="cube strategies that run there"):
-        fastbg.play_matches(2, 3, BOTS, cube=(cube, cube))
+    # whole matches with this cube run in lock-step: tests/test_lockstep_matches.py

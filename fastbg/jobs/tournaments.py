@@ -153,18 +153,15 @@ def _make_config(bots, games, seed, rules, match_length, duplicate, cube, chunk_
     if rules is None and resolved_cube.code != _cubes.BUILTIN["never"]:
         raise ValueError("cube strategies need rules (MoneyRules(...), MatchRules(...) or "
                          "match_length)")
-    if match and any(_bots.resolve(b).evaluator is not None for b in bots):
-        raise ValueError("matches run inside numba: use built-in or ScorerBot bots "
-                         "(not EvaluatorBot or gnubg)")
-    if match and (resolved_cube.engine is not None or resolved_cube.batch is not None):
-        raise ValueError(f"matches run inside numba: the cube strategy {cube_name!r} decides "
-                         "from Python between lock-step rounds (play games at a match score "
-                         "with fastbg.play(..., rules=MatchRules(n), score=...) instead)")
     config = {"bots": names, "games": games, "seed": seed, "duplicate": duplicate,
               "rules": rules_d, "match_length": rules.length if match else None,
               "cube": cube_name, "chunk_size": chunk_size, "fastbg": VERSION}
     # Added only when set, so that the files of earlier versions still resume.
     check_flag("speed", speed)
+    if match and speed:
+        # the timed duels play single games; matches are played whole, untimed
+        raise ValueError("speed=True times the bots in games, not in matches: matches "
+                         "are not timed")
     if luck_adjust is not None:
         if match:
             raise ValueError("luck_adjust measures money points; matches are not adjusted")
@@ -345,7 +342,9 @@ def tournament(bots, games, seed=0, rules=None, match_length=None, duplicate=Tru
                    only; turns ``speed`` on.
     speed        : play in lock-step and time each bot's choices: every pair and bot then
                    reports decisions per second (moves chosen among two or more, per second
-                   of its own calls). The games are the same either way.
+                   of its own calls). The games are the same either way. Not with
+                   ``match_length``: matches (with any bots, lock-step ones too) are not
+                   timed.
     Ctrl-C returns the chunks finished so far with ``partial=True`` (all of them are in
     ``out``); errors leave ``out`` valid too.
 

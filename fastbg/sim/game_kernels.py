@@ -585,6 +585,47 @@ def play_games(seed, game0, t_lo, t_hi, n_tasks, gcfg, start_board, rot, bots, c
                     final[g, i] = board[i]
 
 
+@njit(**HOT)
+def match_key(match, j):
+    """The dice key of game ``j`` of match ``match``: ``(match << 16) | j`` (a match to N
+    points has at most 2N - 1 games). Every driver of matches keys its games so, in the
+    kernel or in lock-step, so that the same seed gives the same matches."""
+    return (match << 16) | j
+
+
+@njit(**HOT)
+def match_game_cfg(cfg, length, s0, s1, crawford_done, g_cfg):
+    """Set the match entries of ``g_cfg`` (G_AWAY0, G_AWAY1, G_CRAWFORD_GAME,
+    G_CRAWFORD_AFTER) for the next game of a match to ``length`` at s0-s1 under the rules
+    vector ``cfg``; ``crawford_done`` when a Crawford game was played already. Returns
+    True when the next game is the Crawford game: the first game after a player first
+    reaches ``length - 1`` (with ``cfg[C_CRAWFORD_RULE]``)."""
+    a0 = length - s0
+    a1 = length - s1
+    craw = (cfg[_cube.C_CRAWFORD_RULE] != 0 and not crawford_done
+            and (a0 == 1 or a1 == 1))
+    g_cfg[G_AWAY0] = a0
+    g_cfg[G_AWAY1] = a1
+    g_cfg[G_CRAWFORD_GAME] = craw
+    g_cfg[G_CRAWFORD_AFTER] = (cfg[_cube.C_CRAWFORD_RULE] != 0
+                               and not crawford_done and not craw)
+    return craw
+
+
+@njit(**HOT)
+def match_scored(length, s0, s1, craw, crawford_done, winner, points):
+    """(s0, s1, crawford_done) after a game of a match to ``length`` (``craw``: it was the
+    Crawford game) won by ``winner`` for ``points``: points past the length count only
+    as a win."""
+    if craw:
+        crawford_done = True
+    if winner == 0:
+        s0 = min(length, s0 + points)
+    else:
+        s1 = min(length, s1 + points)
+    return s0, s1, crawford_done
+
+
 @njit(nogil=True, cache=True)
 def play_matches(seed, match0, t_lo, t_hi, n_tasks, length, gcfg, start_board, rot, bots,
                  cubes, result, rec):
@@ -617,16 +658,8 @@ def play_matches(seed, match0, t_lo, t_hi, n_tasks, length, gcfg, start_board, r
             err = 0
             mrec = _rec.recorder_for(rec, m)
             while s0 < length and s1 < length:
-                a0 = length - s0
-                a1 = length - s1
-                craw = (cfg[_cube.C_CRAWFORD_RULE] != 0 and not crawford_done
-                        and (a0 == 1 or a1 == 1))
-                g_cfg[G_AWAY0] = a0
-                g_cfg[G_AWAY1] = a1
-                g_cfg[G_CRAWFORD_GAME] = craw
-                g_cfg[G_CRAWFORD_AFTER] = (cfg[_cube.C_CRAWFORD_RULE] != 0
-                                           and not crawford_done and not craw)
-                key = ((match0 + m) << 16) | games
+                craw = match_game_cfg(cfg, length, s0, s1, crawford_done, g_cfg)
+                key = match_key(match0 + m, games)
                 row0 = _rec.rows_used(rec, m)
                 got = play_one(seed, key, g_cfg, start_board, rot, bots, cubes, scr, gen, mrec)
                 w, kd, pl, fi, e, gen, val, drp, pts = got
@@ -635,17 +668,46 @@ def play_matches(seed, match0, t_lo, t_hi, n_tasks, length, gcfg, start_board, r
                 if e != 0:
                     err = e
                     break
-                if craw:
-                    crawford_done = True
-                if w == 0:
-                    s0 = min(length, s0 + pts)
-                else:
-                    s1 = min(length, s1 + pts)
+                s0, s1, crawford_done = match_scored(length, s0, s1, craw, crawford_done, w,
+                                                     pts)
             result[m, 0] = 0 if s0 >= length else 1
             result[m, 1] = games
             result[m, 2] = s0
             result[m, 3] = s1
             result[m, 4] = err
+
+
+def game_key(game0, g):
+    """The dice key of the game in row ``g`` of a lock-step run: ``game0 + g`` for a run of
+    consecutive games, ``game0[g]`` when ``game0`` is an int64 array of keys (lock-step
+    matches, each row the current game of its match: :func:`match_key`). Chosen by type
+    when compiling, so runs of games compile as before."""
+    if isinstance(game0, np.ndarray):
+        return game0[g]
+    return game0 + g
+
+
+@overload(game_key)
+def _game_key_impl(game0, g):
+    if isinstance(game0, types.Array):
+        return lambda game0, g: game0[g]
+    return lambda game0, g: game0 + g
+
+
+def game_cfg(gcfg, g):
+    """The settings vector of the game in row ``g``: ``gcfg`` itself when the games of a
+    call share it (int64 (G_SIZE,)), row ``g`` when each game has its own (int64 (n,
+    G_SIZE): lock-step matches, each game at its match's score)."""
+    if gcfg.ndim == 2:
+        return gcfg[g]
+    return gcfg
+
+
+@overload(game_cfg)
+def _game_cfg_impl(gcfg, g):
+    if gcfg.ndim == 2:
+        return lambda gcfg, g: gcfg[g]
+    return lambda gcfg, g: gcfg
 
 
 # ---- lock-step driver: one ply for every live game per round -------------------------
@@ -745,17 +807,19 @@ def _lockstep_cube_one(gcfg, cfg, strat, xeff, met_pre, met_post, g, boards, sid
 
 @njit(**HOT)
 def lockstep_dice(seed, game0, live, ply, d1, d2, gcfg, rot, dice):
-    """dice[j] = the roll of game live[j] at its current ply."""
+    """dice[j] = the roll of game live[j] at its current ply (its key :func:`game_key`)."""
     for j in range(live.shape[0]):
         g = live[j]
-        r1, r2 = turn_dice(seed, game0 + g, ply[g], d1[g], d2[g], gcfg[G_OPENING], rot)
+        r1, r2 = turn_dice(seed, game_key(game0, g), ply[g], d1[g], d2[g], gcfg[G_OPENING],
+                           rot)
         dice[j, 0] = r1
         dice[j, 1] = r2
 
 
 @njit(parallel=True, cache=True)
 def lockstep_choose(seed, game0, live, ply, side, bots, boards, res, off, n_tasks, choice):
-    """choice[j] for game live[j] whose candidates are res[off[j]:off[j + 1]].
+    """choice[j] for game live[j] whose candidates are res[off[j]:off[j + 1]] (its key for
+    the random bot :func:`game_key`).
 
     Built-in and plug-in bots choose here; games whose mover is a Python evaluator get
     -2 (to be filled by the caller) unless they have a single candidate; -1 marks a NaN.
@@ -784,8 +848,9 @@ def lockstep_choose(seed, game0, live, ply, side, bots, boards, res, off, n_task
                     call_scorer(plugin1, boards[g], cands, scores[:k])
                 choice[j] = _pol.best_index(scores, k)
             else:
-                choice[j] = choose_builtin(policy, seed, game0 + g, ply[g], boards[g], cands,
-                                           k, point, extra, gnet, gbo, scores, gscr)
+                choice[j] = choose_builtin(policy, seed, game_key(game0, g), ply[g],
+                                           boards[g], cands, k, point, extra, gnet, gbo,
+                                           scores, gscr)
 
 
 @njit(**HOT)
@@ -800,14 +865,16 @@ def segment_best(scores, seg_off, out):
 def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, gcfg, cfg, value,
                    turned, outcome, cube_out, rec):
     """Play the chosen result of every game in ``live``; finish games that end.
+    gcfg: the run's settings vector, or one per game (:func:`game_cfg`).
     rec: None, or the run's RecordBuffers (each move is added to its game's rows)."""
     for j in prange(live.shape[0]):
         g = live[j]
+        gc = game_cfg(gcfg, g)
         c = choice[j]
         err = 0
         if c < 0:
             err = ERR_NAN
-        elif gcfg[G_DEBUG] != 0 and not step_ok(boards[g], res[off[j] + c], dice[j, 0],
+        elif gc[G_DEBUG] != 0 and not step_ok(boards[g], res[off[j] + c], dice[j, 0],
                                                  dice[j, 1]):
             err = ERR_INVARIANT
         if err == 0:
@@ -821,7 +888,7 @@ def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, gcfg,
                 kind = win_kind(b)
                 pts = kind
                 if cfg[_cube.C_ENABLED] != 0:
-                    away = gcfg[G_AWAY0] if side[g] == 0 else gcfg[G_AWAY1]
+                    away = gc[G_AWAY0] if side[g] == 0 else gc[G_AWAY1]
                     pts = _cube.settle(cfg, value[g], turned[g], kind, away)
                 alive[g] = False
                 outcome[g, 0] = side[g]
@@ -830,12 +897,12 @@ def lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, gcfg,
                 cube_out[g, 0] = value[g]
                 cube_out[g, 2] = pts
                 continue
-            if ply[g] >= gcfg[G_MAX_PLIES]:
+            if ply[g] >= gc[G_MAX_PLIES]:
                 err = ERR_TOO_LONG
             else:
                 flip_inplace(b)
                 side[g] ^= 1
-                if gcfg[G_TRUNCATE] >= 0 and ply[g] >= gcfg[G_TRUNCATE]:
+                if gc[G_TRUNCATE] >= 0 and ply[g] >= gc[G_TRUNCATE]:
                     alive[g] = False        # truncated: kind 0, winner = side on roll
                     outcome[g, 0] = side[g]
                     outcome[g, 2] = ply[g]

@@ -402,36 +402,46 @@ def _lockstep_chunk(st, game0, rows):
     """Play a chunk one ply per round, calling the Python evaluators between rounds."""
     outcome, cube_out, final = rows.outcome, rows.cube_out, rows.final
     n = outcome.shape[0]
-    seed = st.seed
     cfg = st.cubes.cfg
     g = lockstep_games(st, game0, rows)
     boards, side, ply = g.boards, g.side, g.ply
-    value, owner, turned, alive = g.value, g.owner, g.turned, g.alive
-    n_tasks = max(1, st.n_threads * TASKS_PER_THREAD)
+    value, turned, alive = g.value, g.turned, g.alive
     while True:
         live, dice = lockstep_round(st, game0, g, rows)
         if live.size == 0:
             break
-        res, off = _legal_moves_rows(np.ascontiguousarray(boards[live]), dice, st.n_threads)
-        choice = np.zeros(live.size, np.int64)
-        _play.lockstep_choose(seed, game0, live, ply, side, st.bots, boards, res, off, n_tasks,
-                              choice)
-        for s, evaluate in enumerate(st.evaluators):
-            if evaluate is None:
-                continue
-            if st.late_ply < 0:
-                evaluate_pending(evaluate, s, live, side, res, off, choice, game0,
-                                  boards=boards, dice=dice)
-            else:               # the early bot before the late ply, the late one from it
-                late = ply[live] >= st.late_ply
-                evaluate_pending(evaluate, s, live, side, res, off, choice, game0, ~late,
-                                  boards=boards, dice=dice)
-                evaluate_pending(st.late_evaluators[s], s, live, side, res, off, choice,
-                                  game0, late, boards=boards, dice=dice)
+        res, off, choice = lockstep_choices(st, game0, g, live, dice)
         _play.lockstep_apply(live, boards, res, off, choice, dice, side, ply, alive, st.gcfg,
                              cfg, value, turned, outcome, cube_out, rows.rec)
     if final.shape[0] == n:
         final[:] = boards
+
+
+def lockstep_choices(st, game0, g, live, dice):
+    """The moves of a lock-step round: the legal results ``res`` of the live games of
+    :class:`LockstepGames` ``g`` (game live[j]'s are res[off[j]:off[j + 1]], for its dice
+    dice[j]) and ``choice`` (j -> index into them), chosen in the kernel or by each
+    evaluator bot in one call for all its games. ``game0``: the first game's key, or an
+    int64 array of each row's key (:func:`fastbg.sim.game_kernels.game_key`)."""
+    boards, side, ply = g.boards, g.side, g.ply
+    res, off = _legal_moves_rows(np.ascontiguousarray(boards[live]), dice, st.n_threads)
+    choice = np.zeros(live.size, np.int64)
+    n_tasks = max(1, st.n_threads * TASKS_PER_THREAD)
+    _play.lockstep_choose(st.seed, game0, live, ply, side, st.bots, boards, res, off, n_tasks,
+                          choice)
+    for s, evaluate in enumerate(st.evaluators):
+        if evaluate is None:
+            continue
+        if st.late_ply < 0:
+            evaluate_pending(evaluate, s, live, side, res, off, choice, game0,
+                             boards=boards, dice=dice)
+        else:               # the early bot before the late ply, the late one from it
+            late = ply[live] >= st.late_ply
+            evaluate_pending(evaluate, s, live, side, res, off, choice, game0, ~late,
+                             boards=boards, dice=dice)
+            evaluate_pending(st.late_evaluators[s], s, live, side, res, off, choice,
+                             game0, late, boards=boards, dice=dice)
+    return res, off, choice
 
 
 def _cube_rows(st, live, boards, side, ply, value, owner, turned):
@@ -537,7 +547,8 @@ def evaluate_pending(evaluate, s, live, side, res, off, choice, game0, where=Tru
     scores = np.asarray(raw, dtype=np.float64)
     if scores.shape != (rows.shape[0],):
         raise BotError(f"evaluator of bot {s} returned scores of shape {scores.shape} for "
-                       f"{rows.shape[0]} positions (games {game0 + live[pending[0]]}..); "
+                       f"{rows.shape[0]} positions (games "
+                       f"{_play.game_key(game0, live[pending[0]])}..); "
                        "it must return one score per position")
     best = np.zeros(pending.size, np.int64)
     _play.segment_best(np.ascontiguousarray(scores), seg, best)

@@ -1,9 +1,13 @@
 """Whole matches: :func:`play_matches`.
 
-Each match is played game by game inside the kernel with the cube under
-:class:`~fastbg.MatchRules` (Crawford rule; never Jacoby, beavers or automatic doubles).
-Game j of match m takes the dice key ``(m << 16) | j``, so matches are reproducible
-exactly like the games of :func:`fastbg.play`, for any threads and chunking.
+Each match is played game by game with the cube under :class:`~fastbg.MatchRules`
+(Crawford rule; never Jacoby, beavers or automatic doubles): inside the kernel when both
+bots and cube strategies run in numba, else in lock-step rounds over the live games of
+every match of a chunk (:mod:`fastbg.sim.lockstep_matches`: one call of each Python
+evaluator per round). Game j of match m takes the dice key ``(m << 16) | j`` either way,
+so matches are reproducible exactly like the games of :func:`fastbg.play`, for any
+threads and chunking, and a lock-step bot that chooses as an in-kernel one plays the
+same matches.
 """
 import warnings
 
@@ -16,6 +20,7 @@ from fastbg.sim import game_kernels as _play
 from fastbg.sim import record_kernels as _rk
 from fastbg.sim import records as _records
 from fastbg.sim.games import TASKS_PER_THREAD, raise_for_errors, run_per_game_job
+from fastbg.sim.lockstep_matches import play_lockstep_matches
 from fastbg.sim.results import MatchResults
 from fastbg.sim.setup import job_setup, ready_cube_plugins
 from fastbg.validation import check_flag, check_int
@@ -68,11 +73,14 @@ def _match_rows(st, length, match0, n, record, cap):
     ready_cube_plugins(st.cubes)
     with _threads(st.n_threads), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Cannot cache compiled function")
-        n_tasks = max(1, min(n, st.n_threads * TASKS_PER_THREAD))
-        run_spans(lambda t0, t1: _play.play_matches(
-            st.seed, np.int64(match0), t0, t1, n_tasks, length, st.gcfg, st.start_board,
-            st.rot, st.bots, st.cubes, r, rec),
-            n_tasks, st.n_threads, tasks_per_thread=TASKS_PER_THREAD, min_span=1)
+        if st.lockstep:
+            play_lockstep_matches(st, length, match0, r, rec)
+        else:
+            n_tasks = max(1, min(n, st.n_threads * TASKS_PER_THREAD))
+            run_spans(lambda t0, t1: _play.play_matches(
+                st.seed, np.int64(match0), t0, t1, n_tasks, length, st.gcfg, st.start_board,
+                st.rot, st.bots, st.cubes, r, rec),
+                n_tasks, st.n_threads, tasks_per_thread=TASKS_PER_THREAD, min_span=1)
     raise_for_errors(r, match0, st.names, "match")
     return r, rec
 
@@ -89,7 +97,11 @@ def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), se
                  record=False):
     """Play ``n`` whole matches to ``length`` points and report match-winning rates.
 
-    cube        : the two bots' cube strategies (``"never"``, ``"race"``, JanowskiCube).
+    bots        : two bots, as in :func:`fastbg.play`: built-in and ScorerBot bots play
+                  inside the kernel; EvaluatorBot, the n-ply and the engine bots (and n-ply
+                  cube strategies) in lock-step rounds, with the same dice.
+    cube        : the two bots' cube strategies (``"never"``, ``"race"``, JanowskiCube,
+                  ``GnubgNet.cube(ply=n)``).
     chunk_size  : matches per chunk (default: sized to about a quarter second each).
     out, resume : a results journal, as in :func:`fastbg.play`.
     backend     : "local", "ray" or a :class:`fastbg.RayCluster`, as in :func:`fastbg.play`.
@@ -115,11 +127,6 @@ def play_matches(n, length, bots=("random", "random"), cube=("race", "race"), se
         raise ValueError("matches longer than 32,767 points are not supported")
     st = job_setup(bots=bots, seed=seed, threads=threads, opening=opening, rules=rules,
                    cube=cube)
-    if st.lockstep:
-        raise ValueError("play_matches runs inside numba: use built-in or ScorerBot bots, "
-                         "and cube strategies that run there (not GnubgNet.cube(ply=n >= 1) "
-                         "nor an engine's, e.g. 'gnubg-app' or 'bgsage': play their games at "
-                         "a match score with fastbg.play(..., rules=MatchRules(n), score=...))")
     settings = {"matches": n, "length": length, "bots": list(st.names), "seed": int(st.seed),
                 "match_offset": match_offset, "opening": opening, "rules": rules.to_dict(),
                 "cube": st.rules_text}
