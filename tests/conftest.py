@@ -123,8 +123,8 @@ SLOW_FILES = ("tests/test_gnubgnet.py", "tests/test_rollout.py", "tests/test_cub
               "tests/test_gnubginputs.py", "tests/test_ray.py", "tests/test_readme.py",
               "tests/test_decision_rollouts.py", "tests/test_notation.py",
               "tests/test_movegen.py", "tests/test_gnubg.py", "tests/test_records.py",
-              "tests/test_lockstep_records.py",
-              "tests/test_evaluators.py")
+              "tests/test_lockstep_records.py", "tests/test_lockstep_matches.py",
+              "tests/test_engine_cube.py", "tests/test_evaluators.py")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -128,7 +128,7 @@ def test_positions_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
 def test_positions_of_few_trials_on_two_threads_ctrl_c_then_resume(tmp_path):
     """Positions of one chunk each are rolled out two at a time (LocalThreads): Ctrl-C
     keeps the finished positions in order and no other; the resume completes the file."""
-    ids = [fastbg.position_id(b) for b in fastbg.legal_moves(fastbg.START, (6, 5))] * 800
+    ids = [fastbg.position_id(b) for b in fastbg.legal_moves(fastbg.START, (6, 5))] * 300
     (tmp_path / "p.txt").write_text("\n".join(ids) + "\n")
     args = ["rollout", "--positions", "p.txt", "--bot", "pubeval", "--trials", "36",
             "--seed", "5", "--threads", "2", "--no-progress", "--out", "p.jsonl"]
