@@ -108,42 +108,38 @@ def test_move_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
     assert _without_time(got) == json.loads(json.dumps(want.to_dict()))
 
 
-def test_positions_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
-    ids = [fastbg.position_id(b) for b in fastbg.legal_moves(fastbg.START, (6, 5))] * 2
+def _positions_ctrl_c_then_resume(tmp_path, copies, trials, threads, check):
+    """``fastbg rollout --positions`` of the 6-5 results, ``copies`` times over: SIGINT once
+    the first position is saved, then ``--resume``; positions ``check`` (indices) of the
+    finished file against fastbg.rollout. Returns the records kept by the interrupted run."""
+    ids = [fastbg.position_id(b) for b in fastbg.legal_moves(fastbg.START, (6, 5))] * copies
     (tmp_path / "p.txt").write_text("\n".join(ids) + "\n")
-    args = ["rollout", "--positions", "p.txt", "--bot", "pubeval", "--trials", "1296",
-            "--seed", "5", "--threads", "1", "--no-progress", "--out", "p.jsonl"]
+    args = ["rollout", "--positions", "p.txt", "--bot", "pubeval", "--trials", str(trials),
+            "--seed", "5", "--threads", str(threads), "--no-progress", "--out", "p.jsonl"]
     path = tmp_path / "p.jsonl"
     out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
-    _check_interrupted(out, err, rc, path, len(ids))
+    kept = _check_interrupted(out, err, rc, path, len(ids))
     done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume"],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     recs = _records(path)
     assert [r["index"] for r in recs] == list(range(len(ids)))
-    want = fastbg.rollout(ids[-1], trials=1296, seed=5, bot="pubeval").to_dict()
-    assert {k: recs[-1][k] for k in want} == json.loads(json.dumps(want))
+    for i in check(len(ids)):
+        want = fastbg.rollout(ids[i], trials=trials, seed=5, bot="pubeval").to_dict()
+        assert {k: recs[i][k] for k in want} == json.loads(json.dumps(want))
+    return kept
+
+
+def test_positions_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
+    _positions_ctrl_c_then_resume(tmp_path, 2, 1296, 1, lambda n: [n - 1])
 
 
 def test_positions_of_few_trials_on_two_threads_ctrl_c_then_resume(tmp_path):
     """Positions of one chunk each are rolled out two at a time (LocalThreads): Ctrl-C
     keeps the finished positions in order and no other; the resume completes the file."""
-    ids = [fastbg.position_id(b) for b in fastbg.legal_moves(fastbg.START, (6, 5))] * 300
-    (tmp_path / "p.txt").write_text("\n".join(ids) + "\n")
-    args = ["rollout", "--positions", "p.txt", "--bot", "pubeval", "--trials", "36",
-            "--seed", "5", "--threads", "2", "--no-progress", "--out", "p.jsonl"]
-    path = tmp_path / "p.jsonl"
-    out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
-    recs = _check_interrupted(out, err, rc, path, len(ids))
-    assert [r["index"] for r in recs] == list(range(len(recs)))
-    done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume"],
-                          cwd=tmp_path, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    recs = _records(path)
-    assert [r["index"] for r in recs] == list(range(len(ids)))
-    for i in (0, len(ids) // 2, len(ids) - 1):
-        want = fastbg.rollout(ids[i], trials=36, seed=5, bot="pubeval").to_dict()
-        assert {k: recs[i][k] for k in want} == json.loads(json.dumps(want))
+    kept = _positions_ctrl_c_then_resume(tmp_path, 300, 36, 2,
+                                         lambda n: [0, n // 2, n - 1])
+    assert [r["index"] for r in kept] == list(range(len(kept)))
 
 
 def test_play_ctrl_c_then_resume_is_bit_identical(tmp_path):
