@@ -429,6 +429,14 @@ def test_evaluator_wrong_number_of_scores(bad):
         fastbg.play(5, ("random", EvaluatorBot(bad, "bad")), seed=4)
 
 
+def test_wrong_number_of_scores_names_the_game_or_the_match():
+    bad = EvaluatorBot(lambda x: np.zeros(len(x) + 1), "bad")
+    with pytest.raises(BotError, match=r"\(game 300 onwards\)"):
+        fastbg.play(5, (bad, "random"), seed=4, game_offset=300)
+    with pytest.raises(BotError, match=r"\(match 7, game 0 onwards\)"):
+        fastbg.play_matches(3, 3, (bad, "random"), seed=4, match_offset=7)
+
+
 def test_scorer_nan_names_the_game():
     with pytest.raises(BotError, match=r"game 77\b.*nan"):
         fastbg.play(5, (ScorerBot(nan_scorer, "nan"), "random"), seed=4, game_offset=77)

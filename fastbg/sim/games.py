@@ -520,6 +520,16 @@ def _engine_cube_rows(st, games, where, boards, side, value, owner, turned, rows
             rows[s][where[k]] = answers
 
 
+def _which_game(game0, row):
+    """The game of lock-step ``row`` in words: "game N" in a run of games, "match M, game J"
+    (from 0) in a run of matches, whose rows hold each match's key
+    (:func:`fastbg.sim.game_kernels.match_key`)."""
+    key = int(_play.game_key(game0, row))
+    if isinstance(game0, np.ndarray):
+        return f"match {key >> 16}, game {key & 0xFFFF}"
+    return f"game {key}"
+
+
 def evaluate_pending(evaluate, s, live, side, res, off, choice, game0, where=True, *,
                       boards=None, dice=None):
     """Fill ``choice`` for the games where evaluator bot ``s`` is to move (and ``where``).
@@ -547,9 +557,8 @@ def evaluate_pending(evaluate, s, live, side, res, off, choice, game0, where=Tru
     scores = np.asarray(raw, dtype=np.float64)
     if scores.shape != (rows.shape[0],):
         raise BotError(f"evaluator of bot {s} returned scores of shape {scores.shape} for "
-                       f"{rows.shape[0]} positions (games "
-                       f"{_play.game_key(game0, live[pending[0]])}..); "
-                       "it must return one score per position")
+                       f"{rows.shape[0]} positions ({_which_game(game0, live[pending[0]])} "
+                       "onwards); it must return one score per position")
     best = np.zeros(pending.size, np.int64)
     _play.segment_best(np.ascontiguousarray(scores), seg, best)
     choice[pending] = best
