@@ -192,7 +192,8 @@ def test_level_kernel_picks_the_first_best_with_its_ties(net):
     for leaf in (True, False):
         child = np.empty(n * 21, np.int64)
         tied = np.empty(n * 21, np.int64)
-        k.pick_best(q, off, local, base, np.bool_(leaf), 0, n * 21, child, tied)
+        k.pick_best(q, off, local, base, np.ones(off[-1], np.int8), np.bool_(leaf), 0, n * 21,
+                    child, tied)
         s = mover_scores(q)
         for p in range(n * 21):
             seg = np.arange(off[p], off[p + 1])

@@ -4,7 +4,11 @@
 section 3). At ``ply`` 0 every candidate is ranked by the network's 0-ply score; at ply
 p >= 1 the default filter (``"gnubg"``, gnubg-nn's ``FindBestMove``) keeps the best 0-ply
 candidates (8 at 1-ply, 4 deeper) and ranks them by their p-ply equity, the others
-following at 0-ply; ``filter=None`` evaluates every candidate at p.
+following at 0-ply; ``"normal"`` is GNU Backgammon 1.x's default move filter (at most 8
+candidates within 0.16 of the best 0-ply equity, none when only the best is within:
+it is then played as is); ``filter=None`` evaluates every candidate at p. ``prune=True``
+prunes inside the look-ahead as GNU Backgammon 1.x does (its pruning nets:
+:func:`fastbg.evaluators.search.nply_probabilities`).
 
 A candidate's p-ply value is that of the position after the move, the opponent on roll,
 looked ahead p plies (:func:`fastbg.evaluators.search.nply_probabilities` of the flipped
@@ -32,7 +36,11 @@ from fastbg.validation import check_choice, check_int
 # gnubg-nn's FindBestMove: how many of the best 0-ply candidates are looked at more deeply.
 CANDIDATES = {1: 8}
 DEEP_CANDIDATES = 4
-FILTERS = ("gnubg", None)
+# GNU Backgammon 1.x's "Normal" move filter (movefilters.inc) at 1 and 2 plies: at most 8
+# moves, the best included, within 0.16 of the best 0-ply equity. (At 3 plies it adds a
+# 2-ply stage, not implemented: "normal" takes ply 1 and 2.)
+NORMAL_MOVES, NORMAL_THRESHOLD = 8, 0.16
+FILTERS = ("gnubg", "normal", None)
 # Pairs ranked together: their candidates (about 20 a pair, up to 3,060) and probabilities
 # stay a few MB however many pairs hint_batch is given.
 PAIRS_PER_CHUNK = 4096
@@ -114,13 +122,14 @@ def _net(net):
 
 
 def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None, rules=None,
-         score=None, cube=None, owner=None, crawford=None):
+         score=None, cube=None, owner=None, crawford=None, prune=False):
     """The legal moves of ``position`` with ``dice``, best first, as a :class:`Hint`.
 
     position: a board int8[26] (player on roll), a Position ID or an XGID (whose dice are
     used when ``dice`` is None). ply: 0..3. filter: "gnubg" (the best 0-ply candidates
-    looked at more deeply, see the module) or None (every candidate at ``ply``). net: the
-    evaluator (default ``fastbg.gnubg_net()``).
+    looked at more deeply, see the module), "normal" (GNU Backgammon 1.x's default) or
+    None (every candidate at ``ply``). prune: GNU Backgammon 1.x's pruning nets inside
+    the look-ahead. net: the evaluator (default ``fastbg.gnubg_net()``).
 
     Cubeful ranking (docs/engine.md section 3): with ``rules`` (``fastbg.MoneyRules()`` or
     ``fastbg.MatchRules(n)``), or an XGID of a match, each candidate's ``equity`` is the
@@ -141,7 +150,7 @@ def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None, rul
             raise ValueError("no dice: pass dice=(d1, d2), or an XGID that has them")
         dice = info.dice
     cubeful = cube_state(info, rules, score, cube, owner, crawford)
-    return _hints(board[None], [dice], ply, filter, net, threads, cubeful)[0]
+    return _hints(board[None], [dice], ply, filter, net, threads, cubeful, prune)[0]
 
 
 def cube_state(info, rules, score, cube, owner, crawford):
@@ -205,7 +214,7 @@ def _cubeful_values(opp_probs, opp_boards, state):
 
 
 def hint_batch(boards, dice, ply=0, filter="gnubg", net=None, threads=None, rules=None,
-               score=None, cube=None, owner=None, crawford=None):
+               score=None, cube=None, owner=None, crawford=None, prune=False):
     """:func:`hint` for many (board, roll) pairs at once: boards (n, 26), dice (n, 2).
 
     All candidates of all pairs go to the evaluator as one batch at 0-ply, and the ones
@@ -213,13 +222,22 @@ def hint_batch(boards, dice, ply=0, filter="gnubg", net=None, threads=None, rule
     arguments, shared by all pairs, rank cubefully as in :func:`hint`.
     """
     state = cube_state(None, rules, score, cube, owner, crawford)
-    return _hints(boards, dice, ply, filter, net, threads, state)
+    return _hints(boards, dice, ply, filter, net, threads, state, prune)
 
 
-def _hints(boards, dice, ply, filter, net, threads, state):
+def check_filter(filter, ply):
+    """``filter`` checked against the filters and the ply it is used at."""
+    filter = check_choice("filter", filter, FILTERS)
+    if filter == "normal" and ply > 2:
+        raise ValueError(f"filter 'normal' takes ply 1 or 2 (GNU Backgammon's 3-ply stage "
+                         f"is not implemented), got ply {ply}: use filter 'gnubg' or None")
+    return filter
+
+
+def _hints(boards, dice, ply, filter, net, threads, state, prune=False):
     """:func:`hint_batch` once the cube state is known."""
     ply = check_ply(ply)
-    filter = check_choice("filter", filter, FILTERS)
+    filter = check_filter(filter, ply)
     b = validate(boards)
     if b.ndim != 2:
         raise ValueError(f"hint_batch takes boards of shape (n, {BOARD_SIZE}), got {b.shape}")
@@ -229,11 +247,12 @@ def _hints(boards, dice, ply, filter, net, threads, state):
     out = []
     for lo in range(0, b.shape[0], PAIRS_PER_CHUNK):
         hi = min(b.shape[0], lo + PAIRS_PER_CHUNK)
-        out.extend(_hint_chunk(b[lo:hi], d[lo:hi], ply, filter, net, n_threads, state))
+        out.extend(_hint_chunk(b[lo:hi], d[lo:hi], ply, filter, net, n_threads, state,
+                               bool(prune)))
     return out
 
 
-def _hint_chunk(b, d, ply, filter, net, n_threads, state):
+def _hint_chunk(b, d, ply, filter, net, n_threads, state, prune):
     """The hints of pairs (b, d): one 0-ply batch and one n-ply batch of candidates."""
     res, off = legal_moves_rows(b, d, n_threads)
     opp = np.ascontiguousarray(-res[:, ::-1])          # flipped: the opponent on roll
@@ -244,7 +263,7 @@ def _hint_chunk(b, d, ply, filter, net, n_threads, state):
         deep = _deep_rows(_cubeful_values(opp_probs, opp, state), off, ply, filter)
     depth = np.zeros(len(res), np.int64)
     if ply and deep.size:
-        opp_probs[deep] = nply_probabilities(net, opp[deep], ply, n_threads)
+        opp_probs[deep] = nply_probabilities(net, opp[deep], ply, n_threads, prune=prune)
         depth[deep] = ply
     probs = swap_sides(opp_probs)                       # the mover's
     cubeless = np.asarray(equity_of(probs), np.float64) if len(res) else np.zeros(0)
@@ -267,7 +286,9 @@ def _hint_chunk(b, d, ply, filter, net, n_threads, state):
 
 def _deep_rows(scores0, off, ply, filter):
     """Rows of the candidates looked at at ``ply``: all of them (filter None), or per pair
-    the best ``CANDIDATES.get(ply, DEEP_CANDIDATES)`` by 0-ply score (the first on ties)."""
+    the best ``CANDIDATES.get(ply, DEEP_CANDIDATES)`` by 0-ply score (the first on ties)
+    ("gnubg"), or the best, at most NORMAL_MOVES, within NORMAL_THRESHOLD of the best,
+    none when that is the best alone ("normal", GNU Backgammon's FindnSaveBestMoves)."""
     if ply == 0:
         return np.zeros(0, np.int64)
     if filter is None:
@@ -276,7 +297,14 @@ def _deep_rows(scores0, off, ply, filter):
     rows = []
     for i in range(off.shape[0] - 1):
         lo, hi = off[i], off[i + 1]
-        rows.append(lo + np.argsort(-scores0[lo:hi], kind="stable")[:keep])
+        order = np.argsort(-scores0[lo:hi], kind="stable")
+        if filter == "normal":
+            s = scores0[lo:hi][order]
+            n = int(np.count_nonzero(s[:NORMAL_MOVES] >= s[0] - NORMAL_THRESHOLD)) if len(s) else 0
+            order = order[:n] if n > 1 else order[:0]
+        else:
+            order = order[:keep]
+        rows.append(lo + order)
     return np.sort(np.concatenate(rows)) if rows else np.zeros(0, np.int64)
 
 
@@ -291,15 +319,17 @@ class NplyScorer:
     """
     takes_segments = True
 
-    def __init__(self, net, ply, threads=None):
+    def __init__(self, net, ply, threads=None, filter="gnubg", prune=False):
         self.net, self.ply, self.threads = net, check_ply(ply), threads
+        self.filter, self.prune = check_filter(filter, self.ply), bool(prune)
 
     def __call__(self, rows, seg):
         opp = np.ascontiguousarray(-rows[:, ::-1])              # flipped: opponent on roll
         s0 = mover_scores(self.net.probabilities(opp))
         scores = s0 - 10.0
-        deep = _deep_rows(s0, seg, self.ply, "gnubg")
+        deep = _deep_rows(s0, seg, self.ply, self.filter)
         if deep.size:
-            p = nply_probabilities(self.net, opp[deep], self.ply, self.threads)
+            p = nply_probabilities(self.net, opp[deep], self.ply, self.threads,
+                                   prune=self.prune)
             scores[deep] = -np.asarray(equity_of(p))
         return scores

@@ -16,13 +16,14 @@ Weights formats, told apart by content (docs/engine.md section 6 compares the ev
 * **gnubg-nn's text file** (its ``LoadNet``): a first line ``GNU Backgammon <version>``,
   then for each net a line naming it (``race``, ``crashed``, ``contact``, optionally
   followed by the name of its input function, or ``prune <name>`` for the small pruning
-  nets, which 0-ply evaluation does not use), a line ``inputs hidden outputs trained
+  nets of the pruned look-ahead, :mod:`fastbg.evaluators.prune_kernels`), a line ``inputs hidden outputs trained
   beta_hidden beta_output`` and the weights one per line: hidden weights input by input
   (``inputs x hidden``), output weights output by output (``outputs x hidden``), hidden
   thresholds, output thresholds.
 * **GNU Backgammon's ``gnubg.weights``** (its eval.c and neuralnet.c ``NeuralNetLoad``):
   the same first line and nets, but no net is named: they come in a fixed order, contact
-  (input function contact250), race, crashed (std250), then the three pruning nets.
+  (input function contact250), race, crashed (std250), then the three pruning nets
+  (contact, crashed, race).
 * **GNU Backgammon's ``gnubg.wd``** (``NeuralNetLoadBinary``): the float32 472.3782
   (its byte order is the file's), the version as a float32 (1.01), then each net in the
   order above as int32 inputs, hidden, outputs, trained, float32 two betas and its
@@ -38,6 +39,7 @@ import numpy as np
 
 from fastbg.evaluators import bearoff as _bearoff
 from fastbg.evaluators import net_kernels as _k
+from fastbg.evaluators import prune_kernels as _pk
 from fastbg.evaluators.search import check_ply, mover_scores, nply_probabilities
 from fastbg.cube.formulas import equity_of
 from fastbg.position.board import validate
@@ -56,6 +58,8 @@ _DEFAULT_INPUTS = {"race": "race", "crashed": "std250", "contact": "std250"}
 # pruning nets (eval.c's EvalInitialise), with the input functions of its eval.c
 # (CalculateContactInputs, CalculateRaceInputs, CalculateCrashedInputs).
 _GNUBG_ORDER = (("contact", "contact250"), ("race", "race"), ("crashed", "std250"))
+# ... and its pruning nets after them (its nnpContact, nnpCrashed, nnpRace).
+_GNUBG_PRUNE_ORDER = ("contact", "crashed", "race")
 _NET_INDEX = {"race": _k.NET_RACE, "crashed": _k.NET_CRASHED, "contact": _k.NET_CONTACT}
 CLASS_NAMES = ("over", "bearoff2", "bearoff1", "race", "crashed", "contact")
 # First float32 of a binary weights file (gnubg's WEIGHTS_MAGIC_BINARY; its byte order
@@ -78,12 +82,15 @@ class Weights:
     inputs int64 (3,), hidden int64 (3,), input function int64 (3,)), nets in the order
     race, crashed, contact (a missing crashed net has 0 inputs: contact is used).
     ``format``: ``"gnubg-nn"`` (text, each net named), ``"gnubg"`` (GNU Backgammon's own
-    text file) or ``"gnubg-binary"`` (its ``gnubg.wd``).
+    text file) or ``"gnubg-binary"`` (its ``gnubg.wd``). ``prune``: the small pruning nets
+    (:class:`fastbg.evaluators.prune_kernels.PruneNet`) when the file has all three, else
+    None (the pruned look-ahead needs them).
     """
     path: str
     version: str
     arrays: tuple
     format: str = "gnubg-nn"
+    prune: tuple = None
 
 
 def _package_data(name):
@@ -143,7 +150,9 @@ def load_weights(path=None):
         fmt = "gnubg-binary"
     else:
         version, nets, fmt = _read_text(p, data)
-    return Weights(str(p), version, _assemble(p, nets), fmt)
+    main = [n for n in nets if not n[0].startswith("prune ")]
+    prune = [(n[0][len("prune "):],) + n[1:] for n in nets if n[0].startswith("prune ")]
+    return Weights(str(p), version, _assemble(p, main), fmt, _assemble_prune(p, prune))
 
 
 def _binary_order(data):
@@ -215,7 +224,10 @@ def _name_gnubg_nets(p, nets):
         if i < len(_GNUBG_ORDER):
             kind, ifunc = _GNUBG_ORDER[i]
             named.append((kind, ifunc) + net[1:])
-    return named                        # the pruning nets: read and checked, not used
+        elif i < len(_GNUBG_ORDER) + len(_GNUBG_PRUNE_ORDER):
+            named.append(("prune " + _GNUBG_PRUNE_ORDER[i - len(_GNUBG_ORDER)], "base")
+                         + net[1:])
+    return named
 
 
 def _read_text(p, data):
@@ -273,8 +285,12 @@ def _read_text(p, data):
             nets.append((None, n_in, n_hid, n_out, beta_h, beta_o, vals, where))
             continue
         kind = words[0]
-        if prune or kind not in _NET_INDEX:
-            continue                 # pruning nets and nets 0-ply evaluation does not use
+        if kind not in _NET_INDEX:
+            continue                 # nets fastbg's evaluations do not use
+        if prune:
+            nets.append(("prune " + kind, "base", n_in, n_hid, n_out, beta_h, beta_o, vals,
+                         where))
+            continue
         ifunc = words[1] if len(words) > 1 else _DEFAULT_INPUTS[kind]
         nets.append((kind, ifunc, n_in, n_hid, n_out, beta_h, beta_o, vals, where))
     if unnamed:
@@ -327,6 +343,39 @@ def _assemble(p, nets):
     return _k.Net(w1, b1, w2, b2, beta, n_in, n_hid, ifunc)
 
 
+def _assemble_prune(p, nets):
+    """The pruning nets' arrays (:class:`fastbg.evaluators.prune_kernels.PruneNet`) of
+    ``(kind, "base", inputs, hidden, outputs, betas, values, where)``, or None unless
+    the race, crashed and contact pruning nets are all there."""
+    found = {}
+    for kind, _, n_in, n_hid, n_out, beta_h, beta_o, vals, where in nets:
+        if n_in != _pk.PRUNE_INPUTS or n_out != _k.N_OUT or n_hid > _pk.MAX_PRUNE_HIDDEN:
+            raise WeightsError(f"{where}: a pruning net has {_pk.PRUNE_INPUTS} inputs, at "
+                               f"most {_pk.MAX_PRUNE_HIDDEN} hidden units and 5 outputs; "
+                               f"this one {n_in}, {n_hid}, {n_out}")
+        found[kind] = (n_in, n_hid, vals, beta_h, beta_o)
+    if set(found) != set(_NET_INDEX):
+        return None
+    hid = _pk.MAX_PRUNE_HIDDEN
+    w1 = np.zeros((_k.N_NETS, _pk.PRUNE_INPUTS, hid), np.float32)
+    b1 = np.zeros((_k.N_NETS, hid), np.float32)
+    w2 = np.zeros((_k.N_NETS, _k.N_OUT, hid), np.float32)
+    b2 = np.zeros((_k.N_NETS, _k.N_OUT), np.float32)
+    beta = np.ones((_k.N_NETS, 2), np.float32)
+    n_hid = np.zeros(_k.N_NETS, np.int64)
+    for kind, (n_in, nh, vals, beta_h, beta_o) in found.items():
+        k = _NET_INDEX[kind]
+        a = n_in * nh
+        b = a + nh * _k.N_OUT
+        w1[k, :, :nh] = vals[:a].reshape(n_in, nh)
+        w2[k, :, :nh] = vals[a:b].reshape(_k.N_OUT, nh)
+        b1[k, :nh] = vals[b:b + nh]
+        b2[k] = vals[b + nh:b + nh + _k.N_OUT]
+        beta[k] = (beta_h, beta_o)
+        n_hid[k] = nh
+    return _pk.PruneNet(w1, b1, w2, b2, beta, n_hid)
+
+
 class GnubgNet:
     """GNU Backgammon's 0-ply evaluator: ``net(boards)`` is :meth:`probabilities`.
 
@@ -372,6 +421,25 @@ class GnubgNet:
             kernel = _k.evaluate_rows if self._fast else _k.evaluate_rows_plain
             run_spans(lambda lo, hi: kernel(rows, lo, hi, flag, self.arrays, self.bearoff,
                                             _thread_scratch(), probs, classes),
+                      m, resolve_threads(self.threads))
+        return probs, classes
+
+    def prune_rows(self, rows, swapped=False):
+        """(probabilities (m, 5) float64, classes (m,) int8) of valid C-contiguous int8
+        boards ``rows`` (m, 26), unchecked, by the pruning nets
+        (:func:`fastbg.evaluators.prune_kernels.prune_rows`: rows of a class below race
+        keep probabilities 0). ValueError when the weights have no pruning nets."""
+        pnet = self.weights.prune
+        if pnet is None:
+            raise ValueError(f"the weights {self.weights.path} have no pruning nets (prune "
+                             f"race, crashed and contact): the pruned look-ahead needs them")
+        m = rows.shape[0]
+        probs = np.zeros((m, _k.N_OUT), np.float64)
+        classes = np.empty(m, np.int8)
+        if m:
+            flag = np.bool_(swapped)
+            run_spans(lambda lo, hi: _pk.prune_rows(rows, lo, hi, flag, pnet, self.bearoff,
+                                                    _thread_scratch(), probs, classes),
                       m, resolve_threads(self.threads))
         return probs, classes
 

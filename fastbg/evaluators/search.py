@@ -44,7 +44,7 @@ def evaluator_args(evaluator):
                     f"plug-in (an @njit function); got {evaluator!r}")
 
 
-def nply_probabilities(evaluator, boards, ply, threads=None, return_ties=False):
+def nply_probabilities(evaluator, boards, ply, threads=None, return_ties=False, prune=False):
     """The ``ply``-ply probabilities of boards (26,) or (n, 26), player on roll.
 
     Returns float64 (n, 5) (or (5,) for one board): win, win gammon, win backgammon, lose
@@ -52,9 +52,20 @@ def nply_probabilities(evaluator, boards, ply, threads=None, return_ties=False):
     choices inside each search that had an exact tie for the best 0-ply score (GNU
     Backgammon breaks those by its own sort; fastbg takes the first in its move order).
     ``threads`` defaults to every numba thread; ply 0..3.
+
+    ``prune`` (gnubg nets only): GNU Backgammon 1.x's "use pruning nets": inside the
+    look-ahead a roll of n candidates of one class keeps the best 5 + floor(log2 n) by
+    the small pruning nets, and only those are scored by the full network
+    (:mod:`fastbg.evaluators.prune_kernels`; docs/engine.md section 1). Faster, and what
+    GNU Backgammon's own n-ply evaluations do; gnubg-nn's ``probabilities`` do not prune.
     """
     ply = check_ply(ply)
     net, plugin = evaluator_args(evaluator)
+    if prune and plugin is not None:
+        raise ValueError("prune=True needs the gnubg networks (their pruning nets); "
+                         "a plug-in evaluator has none")
+    if prune and net.weights.prune is None:
+        raise ValueError(f"prune=True: the weights {net.weights.path} have no pruning nets")
     b = validate(boards)
     rows = np.ascontiguousarray(b.reshape(-1, BOARD_SIZE))
     m = rows.shape[0]
@@ -66,7 +77,8 @@ def nply_probabilities(evaluator, boards, ply, threads=None, return_ties=False):
             with _threads(n):
                 for lo in range(0, m, _ROOTS_PER_CHUNK[ply]):
                     hi = min(m, lo + _ROOTS_PER_CHUNK[ply])
-                    probs[lo:hi], ties[lo:hi] = _gnubg_values(net, rows[lo:hi], ply, n)
+                    probs[lo:hi], ties[lo:hi] = _gnubg_values(net, rows[lo:hi], ply, n,
+                                                              bool(prune))
         else:
             tasks = max(1, min(m, n * _TASKS_PER_THREAD))
             with _threads(n):
@@ -101,7 +113,7 @@ def _swap(p):
     return np.stack([1.0 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], axis=-1)
 
 
-def _gnubg_values(net, rows, ply, n_threads):
+def _gnubg_values(net, rows, ply, n_threads, prune=False):
     """(probabilities, ties) of rows (k, 26) at ``ply`` with the gnubg net, level by level:
     every node of a level expanded together, so the whole level's candidates are one
     batch of the net's one kernel (no kernel of its own to compile)."""
@@ -111,11 +123,11 @@ def _gnubg_values(net, rows, ply, n_threads):
         return probs, ties
     nodes = np.flatnonzero(classes > C_BEAROFF2)         # the others are known exactly
     if nodes.size:
-        probs[nodes], ties[nodes] = _expand(net, rows[nodes], ply, n_threads)
+        probs[nodes], ties[nodes] = _expand(net, rows[nodes], ply, n_threads, prune)
     return probs, ties
 
 
-def _expand(net, nodes, ply, n_threads):
+def _expand(net, nodes, ply, n_threads, prune=False):
     """The ``ply``-ply values of ``nodes`` (k, 26), each searched (docs/engine.md
     section 1): the 21 rolls' moves, the best of each by its 0-ply score (the first best),
     the child evaluated at ply - 1 from the other side; and the ties met.
@@ -129,7 +141,7 @@ def _expand(net, nodes, ply, n_threads):
     rows = np.ascontiguousarray(nodes).view(np.dtype((np.void, BOARD_SIZE))).ravel()
     _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
     if len(first) < len(nodes):
-        values, ties = _expand(net, nodes[first], ply, n_threads)
+        values, ties = _expand(net, nodes[first], ply, n_threads, prune)
         return values[inverse], ties[inverse]
     k = len(nodes)
     boards = np.repeat(nodes, N_ROLLS, axis=0)
@@ -146,12 +158,17 @@ def _expand(net, nodes, ply, n_threads):
     uniq = np.empty((int(base[-1]), BOARD_SIZE), res.dtype)
     run_spans(lambda lo, hi: _k.gather_distinct(flipped, off, n_distinct, base, lo, hi, uniq),
               k, n_threads, min_span=_NODES_PER_SPAN)
-    q, cls = net.evaluate_rows(uniq)
     pairs = k * N_ROLLS
+    if prune:
+        q, cls, keep = _pruned_values(net, uniq, off, local, base, pairs, n_threads)
+    else:
+        q, cls = net.evaluate_rows(uniq)
+        keep = np.ones(len(res), np.int8)
     child = np.empty(pairs, np.int64)
     tied = np.empty(pairs, np.int64)
     leaf = np.bool_(ply == 1)
-    run_spans(lambda lo, hi: _k.pick_best(q, off, local, base, leaf, lo, hi, child, tied),
+    run_spans(lambda lo, hi: _k.pick_best(q, off, local, base, keep, leaf, lo, hi, child,
+                                          tied),
               pairs, n_threads, min_span=_NODES_PER_SPAN * N_ROLLS)
     child_probs = q[child]
     child_ties = np.zeros(pairs, np.int64)
@@ -159,16 +176,40 @@ def _expand(net, nodes, ply, n_threads):
         deeper = np.flatnonzero(cls[child] > C_BEAROFF2)
         if deeper.size:
             child_probs[deeper], child_ties[deeper] = _expand(net, uniq[child[deeper]],
-                                                              ply - 1, n_threads)
+                                                              ply - 1, n_threads, prune)
     values = (_swap(child_probs).reshape(k, N_ROLLS, 5)
               * _WEIGHTS[None, :, None]).sum(axis=1) / 36.0
     ties = (tied + child_ties).reshape(k, N_ROLLS).sum(axis=1)
     return values, ties
 
 
+def _pruned_values(net, uniq, off, local, base, pairs, n_threads):
+    """(probabilities, classes, keep) of a level's distinct results ``uniq`` with pruning:
+    the pruning nets score them all, each pair keeps its best few
+    (:func:`fastbg.evaluators.search_kernels.prune_select`), and only the distinct results
+    a kept one uses are evaluated in full (the others' probabilities are never read)."""
+    pq, cls = net.prune_rows(uniq)
+    pscore = mover_scores(pq)
+    keep = np.zeros(off[-1], np.int8)
+    need = np.zeros(len(uniq), np.int8)
+    run_spans(lambda lo, hi: _k.prune_select(pscore, cls, off, local, base, _prune_slots(), lo,
+                                             hi, keep, need),
+              pairs, n_threads, min_span=_NODES_PER_SPAN * N_ROLLS)
+    full = np.flatnonzero(need)
+    q = pq
+    if full.size:
+        q[full] = net.evaluate_rows(np.ascontiguousarray(uniq[full]))[0]
+    return q, cls, keep
+
+
 # Nodes a span of the level kernels takes at least (a node is a few hundred results).
 _NODES_PER_SPAN = 16
 _ROLLS64 = ROLLS.astype(np.int64)
+
+
+def _prune_slots():
+    """This thread's scratch of :func:`fastbg.evaluators.search_kernels.prune_select`."""
+    return thread_scratch("prune_slots", lambda: np.zeros(_k.MAX_PRUNE_MOVES, np.int64))
 
 
 def _node_hash():

@@ -26,6 +26,11 @@ from fastbg.jit import HOT, INNER
 from fastbg.position import movegen as _mg
 
 MAX_PLY = 3
+C_RACE = 3      # gnubg's class race, as fastbg.evaluators.net_kernels.C_RACE (a test checks)
+# GNU Backgammon's pruning: a roll of n candidates keeps MIN_PRUNE_MOVES + floor(log2 n)
+# (eval.c; at most MAX_PRUNE_MOVES for the 5,000-odd results a roll can have).
+MIN_PRUNE_MOVES = 5
+MAX_PRUNE_MOVES = MIN_PRUNE_MOVES + MAX_RESULTS.bit_length()
 N_ROLLS = 21
 N_OUT = 5
 # Rows of level d start at LEVEL_START[d]: 1 + 21 + ... + 21^(d-1).
@@ -359,18 +364,74 @@ def gather_distinct(flipped, off, n_distinct, base, n_lo, n_hi, out):
 
 
 @njit(nogil=True, **HOT)
-def pick_best(q, off, local, base, leaf_level, p_lo, p_hi, child, tied):
+def prune_select(pscore, cls, off, local, base, slots, p_lo, p_hi, keep, need):
+    """GNU Backgammon's pruning (:mod:`fastbg.evaluators.prune_kernels`) for pairs
+    p_lo..p_hi-1 of a level (pair p: node p // 21, roll p % 21; results and distinct rows
+    as in :func:`pick_best`; ``pscore`` the mover's scores of the distinct results by the
+    pruning nets, ``cls`` their classes). A pair of n results, all of one class race or
+    above, keeps (keep[c] = 1) only the best k = MIN_PRUNE_MOVES + floor(log2 n) by
+    ``pscore`` when n > k, chosen as eval.c's FindBestMoveInEval does (slots[0] the
+    worst kept; a later result replaces it only when strictly better); every other pair
+    keeps all. need[u] = 1 for each distinct row u a kept result uses (to be evaluated in
+    full). keep and need start as zeros; ``slots`` is scratch int64[MAX_PRUNE_MOVES]."""
+    for p in range(p_lo, p_hi):
+        b = base[p // N_ROLLS]
+        c0, c1 = off[p], off[p + 1]
+        n = c1 - c0
+        n_keep = MIN_PRUNE_MOVES
+        while (2 << (n_keep - MIN_PRUNE_MOVES)) <= n:      # + floor(log2 n)
+            n_keep += 1
+        prune = n > n_keep
+        if prune:
+            first = cls[b + local[c0]]
+            if first < C_RACE:
+                prune = False
+            else:
+                for c in range(c0 + 1, c1):
+                    if cls[b + local[c]] != first:
+                        prune = False
+                        break
+        if not prune:
+            for c in range(c0, c1):
+                keep[c] = 1
+                need[b + local[c]] = 1
+            continue
+        for i in range(n_keep):
+            c = c0 + i
+            slots[i] = c
+            if pscore[b + local[c]] < pscore[b + local[slots[0]]]:
+                slots[i] = slots[0]
+                slots[0] = c
+        for c in range(c0 + n_keep, c1):
+            if pscore[b + local[c]] > pscore[b + local[slots[0]]]:
+                slots[0] = c
+                m = 0
+                for k in range(1, n_keep):
+                    if pscore[b + local[slots[k]]] < pscore[b + local[slots[m]]]:
+                        m = k
+                slots[0] = slots[m]
+                slots[m] = c
+        for i in range(n_keep):
+            keep[slots[i]] = 1
+            need[b + local[slots[i]]] = 1
+
+
+@njit(nogil=True, **HOT)
+def pick_best(q, off, local, base, keep, leaf_level, p_lo, p_hi, child, tied):
     """For pairs p_lo..p_hi-1 of a level (pair p: node p // 21, roll p % 21): child[p] =
     the row of ``q`` (the 0-ply probabilities of the distinct results, opponent on roll,
     node j's from base[j]) of the move played, the first of the best 0-ply score
-    (gnubg's float32 mover's equity, :func:`mover_score`); tied[p] = 1 when another result
-    has that score exactly and the choice can matter (on the last level only one with
-    other probabilities: the child's value is its 0-ply probabilities), else 0."""
+    (gnubg's float32 mover's equity, :func:`mover_score`) among the results c with
+    keep[c] (all of them without pruning); tied[p] = 1 when another result has that
+    score exactly and the choice can matter (on the last level only one with other
+    probabilities: the child's value is its 0-ply probabilities), else 0."""
     for p in range(p_lo, p_hi):
         b = base[p // N_ROLLS]
         best = -1e300
         pick = -1
         for c in range(off[p], off[p + 1]):
+            if not keep[c]:
+                continue
             s = mover_score(q[b + local[c]])
             if s > best:
                 best = s
@@ -379,7 +440,7 @@ def pick_best(q, off, local, base, leaf_level, p_lo, p_hi, child, tied):
         tie = 0
         for c in range(off[p], off[p + 1]):
             u = b + local[c]
-            if u == pick or mover_score(q[u]) != best:
+            if not keep[c] or u == pick or mover_score(q[u]) != best:
                 continue
             if not leaf_level:
                 tie = 1

@@ -24,138 +24,174 @@ FAST_HIDDEN = 128          # hidden units of the vector path: every gnubg net ha
 N_VEC = FAST_HIDDEN // LANES
 
 
-@intrinsic
-def _hidden_sums_128(typingctx, w, b, inp, nz, n, out):
-    """out[:128] = b + sum over q < n of w[nz[q]] * inp[nz[q]] (input order, per lane)."""
-    def vec(a, dtype):
-        return (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"
-                and a.dtype == dtype)
-    if not (isinstance(w, types.Array) and w.ndim == 2 and w.layout == "C"
-            and w.dtype == types.float32 and vec(b, types.float32)
-            and vec(inp, types.float32) and vec(nz, types.int64) and vec(out, types.float32)
-            and isinstance(n, types.Integer)):
-        return None
-    sig = types.void(w, b, inp, nz, n, out)
+def _hidden_sums_intrinsic(n_vec):
+    """The intrinsic ``(w, b, inp, nz, n, out)``: out[:16 n_vec] = b + the sum over q < n of
+    w[nz[q]] * inp[nz[q]] (input order, per lane), the sums held in n_vec vectors."""
+    @intrinsic
+    def sums(typingctx, w, b, inp, nz, n, out):
+        def vec(a, dtype):
+            return (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"
+                    and a.dtype == dtype)
+        if not (isinstance(w, types.Array) and w.ndim == 2 and w.layout == "C"
+                and w.dtype == types.float32 and vec(b, types.float32)
+                and vec(inp, types.float32) and vec(nz, types.int64) and vec(out, types.float32)
+                and isinstance(n, types.Integer)):
+            return None
+        sig = types.void(w, b, inp, nz, n, out)
 
-    def codegen(context, builder, signature, args):
-        w_ty, b_ty, inp_ty, nz_ty, n_ty, out_ty = signature.args
-        w_arr = context.make_array(w_ty)(context, builder, args[0])
-        b_arr = context.make_array(b_ty)(context, builder, args[1])
-        inp_arr = context.make_array(inp_ty)(context, builder, args[2])
-        nz_arr = context.make_array(nz_ty)(context, builder, args[3])
-        out_arr = context.make_array(out_ty)(context, builder, args[5])
-        n_val = context.cast(builder, args[4], n_ty, types.intp)
+        def codegen(context, builder, signature, args):
+            w_ty, b_ty, inp_ty, nz_ty, n_ty, out_ty = signature.args
+            w_arr = context.make_array(w_ty)(context, builder, args[0])
+            b_arr = context.make_array(b_ty)(context, builder, args[1])
+            inp_arr = context.make_array(inp_ty)(context, builder, args[2])
+            nz_arr = context.make_array(nz_ty)(context, builder, args[3])
+            out_arr = context.make_array(out_ty)(context, builder, args[5])
+            n_val = context.cast(builder, args[4], n_ty, types.intp)
 
-        i64 = ir.IntType(64)
-        i32 = ir.IntType(32)
-        f32 = ir.FloatType()
-        vty = ir.VectorType(f32, LANES)
-        vptr = vty.as_pointer()
-        bptr = ir.IntType(8).as_pointer()
-        row_stride = cgutils.unpack_tuple(builder, w_arr.strides, 2)[0]   # bytes
+            i64 = ir.IntType(64)
+            i32 = ir.IntType(32)
+            f32 = ir.FloatType()
+            vty = ir.VectorType(f32, LANES)
+            vptr = vty.as_pointer()
+            bptr = ir.IntType(8).as_pointer()
+            row_stride = cgutils.unpack_tuple(builder, w_arr.strides, 2)[0]   # bytes
 
-        def vec_at(base, k):
-            """Pointer to the k-th 16-float vector from float* ``base``."""
-            return builder.bitcast(builder.gep(base, [ir.Constant(i64, k * LANES)]), vptr)
+            def vec_at(base, k):
+                """Pointer to the k-th 16-float vector from float* ``base``."""
+                return builder.bitcast(builder.gep(base, [ir.Constant(i64, k * LANES)]), vptr)
 
-        accs = [cgutils.alloca_once(builder, vty) for _ in range(N_VEC)]
-        for k, acc in enumerate(accs):
-            builder.store(builder.load(vec_at(b_arr.data, k), align=4), acc)
-        zero_mask = ir.Constant(ir.VectorType(i32, LANES), [0] * LANES)
-        w_bytes = builder.bitcast(w_arr.data, bptr)
-        with cgutils.for_range(builder, n_val) as loop:
-            i = builder.load(builder.gep(nz_arr.data, [loop.index]))
-            x = builder.load(builder.gep(inp_arr.data, [i]))
-            xv = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(i32, 0))
-            xv = builder.shuffle_vector(xv, ir.Constant(vty, ir.Undefined), zero_mask)
-            row = builder.bitcast(builder.gep(w_bytes, [builder.mul(i, row_stride)]),
-                                  f32.as_pointer())
+            accs = [cgutils.alloca_once(builder, vty) for _ in range(n_vec)]
             for k, acc in enumerate(accs):
-                wv = builder.load(vec_at(row, k), align=4)
-                builder.store(builder.fadd(builder.load(acc), builder.fmul(wv, xv)), acc)
-        for k, acc in enumerate(accs):
-            builder.store(builder.load(acc), vec_at(out_arr.data, k), align=4)
-        return context.get_dummy_value()
+                builder.store(builder.load(vec_at(b_arr.data, k), align=4), acc)
+            zero_mask = ir.Constant(ir.VectorType(i32, LANES), [0] * LANES)
+            w_bytes = builder.bitcast(w_arr.data, bptr)
+            with cgutils.for_range(builder, n_val) as loop:
+                i = builder.load(builder.gep(nz_arr.data, [loop.index]))
+                x = builder.load(builder.gep(inp_arr.data, [i]))
+                xv = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(i32, 0))
+                xv = builder.shuffle_vector(xv, ir.Constant(vty, ir.Undefined), zero_mask)
+                row = builder.bitcast(builder.gep(w_bytes, [builder.mul(i, row_stride)]),
+                                      f32.as_pointer())
+                for k, acc in enumerate(accs):
+                    wv = builder.load(vec_at(row, k), align=4)
+                    builder.store(builder.fadd(builder.load(acc), builder.fmul(wv, xv)), acc)
+            for k, acc in enumerate(accs):
+                builder.store(builder.load(acc), vec_at(out_arr.data, k), align=4)
+            return context.get_dummy_value()
 
-    return sig, codegen
+        return sig, codegen
+
+    return sums
 
 
-@intrinsic
-def _outputs_128(typingctx, hidden, scale, table, lo, hi, wo, bias, out):
-    """The hidden units' sigmoids and the output sums of a 128-hidden net, as vectors.
+_hidden_sums_128 = _hidden_sums_intrinsic(N_VEC)
+_hidden_sums_16 = _hidden_sums_intrinsic(1)
 
-    hidden f32[128] (the hidden sums) gets sigmoid(scale * h) (gnubg's table sigmoid, the
-    float32 operations of :func:`fastbg.evaluators.net_kernels.sigmoid`, without branches); out f32[5]
-    gets each output's sum bias[o] + h_0 wo[o, 0] + h_1 wo[o, 1] + ..., added one by one
-    in that order as gnubg does. The order matters beyond the last bit: gnubg's sigmoid
-    table is linear between steps of 0.1 and jumps by up to 0.5% at each step, so an
-    output sum rounded across a step moves a probability by up to 6e-4 (measured with a
-    pairwise sum, which this replaced). The products and sigmoids are vectors; the five
-    sums are five independent chains.
-    """
-    def vec(a, dtype):
-        return (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"
-                and a.dtype == dtype)
-    if not (vec(hidden, types.float32) and vec(table, types.float32)
-            and vec(out, types.float32) and vec(bias, types.float32)
-            and isinstance(wo, types.Array) and wo.ndim == 2
-            and wo.layout == "C" and wo.dtype == types.float32
-            and scale == types.float32 and lo == types.float32 and hi == types.float32):
-        return None
-    sig = types.void(hidden, scale, table, lo, hi, wo, bias, out)
 
-    def codegen(context, builder, signature, args):
-        h_ty, _, t_ty, _, _, wo_ty, b_ty, out_ty = signature.args
-        h_arr = context.make_array(h_ty)(context, builder, args[0])
-        t_arr = context.make_array(t_ty)(context, builder, args[2])
-        wo_arr = context.make_array(wo_ty)(context, builder, args[5])
-        b_arr = context.make_array(b_ty)(context, builder, args[6])
-        out_arr = context.make_array(out_ty)(context, builder, args[7])
-        i64 = ir.IntType(64)
-        i32 = ir.IntType(32)
-        f32 = ir.FloatType()
-        vty = ir.VectorType(f32, LANES)
-        ivty = ir.VectorType(i32, LANES)
-        vptr = vty.as_pointer()
+def _outputs_intrinsic(n_vec, ordered=True):
+    """The intrinsic ``(hidden, scale, table, lo, hi, wo, bias, out)`` of a net of 16 n_vec
+    hidden units (``_outputs_128``: 128). ``ordered=False``: each vector's 16 products are
+    summed pairwise (four vector adds) before they join the output's sum, not one by one
+    in gnubg's order: the last bits differ, a chain of 16 dependent adds less (for the
+    pruning nets, whose outputs only rank candidates)."""
+    @intrinsic
+    def outs(typingctx, hidden, scale, table, lo, hi, wo, bias, out):
+        """The hidden units' sigmoids and the output sums of a 128-hidden net, as vectors.
 
-        def splat(x):
-            v = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(i32, 0))
-            return builder.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
-                                          ir.Constant(ivty, [0] * LANES))
+        hidden f32[128] (the hidden sums) gets sigmoid(scale * h) (gnubg's table sigmoid, the
+        float32 operations of :func:`fastbg.evaluators.net_kernels.sigmoid`, without branches); out f32[5]
+        gets each output's sum bias[o] + h_0 wo[o, 0] + h_1 wo[o, 1] + ..., added one by one
+        in that order as gnubg does. The order matters beyond the last bit: gnubg's sigmoid
+        table is linear between steps of 0.1 and jumps by up to 0.5% at each step, so an
+        output sum rounded across a step moves a probability by up to 6e-4 (measured with a
+        pairwise sum, which this replaced). The products and sigmoids are vectors; the five
+        sums are five independent chains.
+        """
+        def vec(a, dtype):
+            return (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"
+                    and a.dtype == dtype)
+        if not (vec(hidden, types.float32) and vec(table, types.float32)
+                and vec(out, types.float32) and vec(bias, types.float32)
+                and isinstance(wo, types.Array) and wo.ndim == 2
+                and wo.layout == "C" and wo.dtype == types.float32
+                and scale == types.float32 and lo == types.float32 and hi == types.float32):
+            return None
+        sig = types.void(hidden, scale, table, lo, hi, wo, bias, out)
 
-        scale_v = splat(args[1])
-        lo_v, hi_v = splat(args[3]), splat(args[4])
-        row_stride = cgutils.unpack_tuple(builder, wo_arr.strides, 2)[0]
-        wo_bytes = builder.bitcast(wo_arr.data, ir.IntType(8).as_pointer())
-        rows = [builder.bitcast(builder.gep(wo_bytes, [builder.mul(ir.Constant(i64, o),
-                                                                     row_stride)]),
-                                f32.as_pointer()) for o in range(5)]
-        accs = [cgutils.alloca_once(builder, f32) for _ in range(5)]
-        for o, acc in enumerate(accs):
-            builder.store(builder.load(builder.gep(b_arr.data, [ir.Constant(i64, o)])), acc)
-        # A loop over the eight vectors (the same operations in the same order as eight
-        # copies of its body, an eighth of the code to compile).
-        with cgutils.for_range(builder, ir.Constant(i64, N_VEC)) as loop:
-            first = builder.mul(loop.index, ir.Constant(i64, LANES))
+        def codegen(context, builder, signature, args):
+            h_ty, _, t_ty, _, _, wo_ty, b_ty, out_ty = signature.args
+            h_arr = context.make_array(h_ty)(context, builder, args[0])
+            t_arr = context.make_array(t_ty)(context, builder, args[2])
+            wo_arr = context.make_array(wo_ty)(context, builder, args[5])
+            b_arr = context.make_array(b_ty)(context, builder, args[6])
+            out_arr = context.make_array(out_ty)(context, builder, args[7])
+            i64 = ir.IntType(64)
+            i32 = ir.IntType(32)
+            f32 = ir.FloatType()
+            vty = ir.VectorType(f32, LANES)
+            ivty = ir.VectorType(i32, LANES)
+            vptr = vty.as_pointer()
 
-            def vec_at(base):
-                return builder.bitcast(builder.gep(base, [first]), vptr)
+            def splat(x):
+                v = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(i32, 0))
+                return builder.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
+                                              ir.Constant(ivty, [0] * LANES))
 
-            x = builder.fmul(scale_v, builder.load(vec_at(h_arr.data), align=4))
-            v = _vector_sigmoid(builder, x, t_arr.data, lo_v, hi_v)
-            builder.store(v, vec_at(h_arr.data), align=4)
+            scale_v = splat(args[1])
+            lo_v, hi_v = splat(args[3]), splat(args[4])
+            row_stride = cgutils.unpack_tuple(builder, wo_arr.strides, 2)[0]
+            wo_bytes = builder.bitcast(wo_arr.data, ir.IntType(8).as_pointer())
+            rows = [builder.bitcast(builder.gep(wo_bytes, [builder.mul(ir.Constant(i64, o),
+                                                                         row_stride)]),
+                                    f32.as_pointer()) for o in range(5)]
+            accs = [cgutils.alloca_once(builder, f32) for _ in range(5)]
             for o, acc in enumerate(accs):
-                p = builder.fmul(v, builder.load(vec_at(rows[o]), align=4))
-                total = builder.load(acc)
-                for lane in range(LANES):
-                    total = builder.fadd(total,
-                                         builder.extract_element(p, ir.Constant(i32, lane)))
-                builder.store(total, acc)
-        for o in range(5):
-            builder.store(builder.load(accs[o]), builder.gep(out_arr.data, [ir.Constant(i64, o)]))
-        return context.get_dummy_value()
+                builder.store(builder.load(builder.gep(b_arr.data, [ir.Constant(i64, o)])), acc)
+            # A loop over the eight vectors (the same operations in the same order as eight
+            # copies of its body, an eighth of the code to compile).
+            with cgutils.for_range(builder, ir.Constant(i64, n_vec)) as loop:
+                first = builder.mul(loop.index, ir.Constant(i64, LANES))
 
-    return sig, codegen
+                def vec_at(base):
+                    return builder.bitcast(builder.gep(base, [first]), vptr)
+
+                x = builder.fmul(scale_v, builder.load(vec_at(h_arr.data), align=4))
+                v = _vector_sigmoid(builder, x, t_arr.data, lo_v, hi_v)
+                builder.store(v, vec_at(h_arr.data), align=4)
+                for o, acc in enumerate(accs):
+                    p = builder.fmul(v, builder.load(vec_at(rows[o]), align=4))
+                    total = builder.load(acc)
+                    if ordered:
+                        for lane in range(LANES):
+                            total = builder.fadd(
+                                total, builder.extract_element(p, ir.Constant(i32, lane)))
+                    else:
+                        total = builder.fadd(total, _lane_sum(builder, p))
+                    builder.store(total, acc)
+            for o in range(5):
+                builder.store(builder.load(accs[o]), builder.gep(out_arr.data, [ir.Constant(i64, o)]))
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return outs
+
+
+_outputs_128 = _outputs_intrinsic(N_VEC)
+_outputs_16_pairwise = _outputs_intrinsic(1, ordered=False)
+
+
+def _lane_sum(builder, v):
+    """The sum of the 16 lanes of float32 vector ``v``, pairwise: lanes i and i + 8 first,
+    then i and i + 4, i + 2, i + 1."""
+    i32 = ir.IntType(32)
+    width = LANES
+    while width > 1:
+        width //= 2
+        mask = ir.Constant(ir.VectorType(i32, LANES),
+                           [(k + width) % LANES for k in range(LANES)])
+        v = builder.fadd(v, builder.shuffle_vector(v, ir.Constant(v.type, ir.Undefined), mask))
+    return builder.extract_element(v, ir.Constant(i32, 0))
 
 
 def _vector_sigmoid(builder, x, table_data, lo_v, hi_v):
@@ -419,6 +455,8 @@ def hidden_sums_reference(w, b, inp, nz, n, out):
 
 if config.DISABLE_JIT:
     hidden_sums_128 = hidden_sums_reference
+    hidden_sums_16 = hidden_sums_reference
+    outputs_16_pairwise = outputs_reference
     hidden_sums = hidden_sums_reference
     outputs = outputs_reference
     sigmoid_rows = sigmoid_rows_reference
@@ -430,6 +468,19 @@ else:
         """:func:`hidden_sums` of a net known to have 128 hidden units (``w`` at least 128
         wide, ``b`` and ``out`` 128 long): the vector path only."""
         _hidden_sums_128(w, b, inp, nz, n, out)
+
+    @njit(**HOT)
+    def hidden_sums_16(w, b, inp, nz, n, out):
+        """:func:`hidden_sums` of a net of 16 hidden units (``w`` at least 16 wide, ``b``
+        and ``out`` 16 long; the pruning nets, narrower ones padded with zeros): the sums
+        in one vector."""
+        _hidden_sums_16(w, b, inp, nz, n, out)
+
+    @njit(**HOT)
+    def outputs_16_pairwise(hidden, scale, table, lo, hi, wo, bias, out):
+        """:func:`outputs` of a net of 16 hidden units (``wo`` at least 16 wide), each
+        output's 16 products summed pairwise (not in gnubg's order: the last bits differ)."""
+        _outputs_16_pairwise(hidden, scale, table, lo, hi, wo, bias, out)
 
     @njit(**HOT)
     def hidden_sums(w, b, inp, nz, n, out):

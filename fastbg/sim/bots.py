@@ -9,7 +9,9 @@ the mover) and plays the result it scores highest (the first one on ties).
 * ``"greedy"``: a hand-made heuristic (:func:`fastbg.sim.policy_kernels.greedy_score`):
   hits, made points, borne-off checkers, minus exposed blots and pips left.
 * ``"gnubg-1ply"``, ``"gnubg-2ply"``, ``"gnubg-3ply"``: GNU Backgammon's checker play
-  at that ply (:func:`nply_bot`; docs/engine.md section 4).
+  at that ply (:func:`nply_bot`; docs/engine.md section 4), as gnubg-nn plays it.
+  ``"gnubg-1ply-prune"``, ``"gnubg-2ply-prune"``: as GNU Backgammon 1.x plays by default
+  (its Normal move filter, its pruning nets inside the look-ahead): faster.
 * ``"gnubg"``: GNU Backgammon's 0-ply cubeless choice, its networks evaluated inside the
   game kernel (:mod:`fastbg.evaluators.nets`; the weights come from the gnubg extra). A
   :class:`fastbg.evaluators.nets.GnubgNet` (or its ``.bot()``) plays the same with other weights.
@@ -129,7 +131,9 @@ def resolve(bot):
     raise TypeError(f"a bot is a name or a ScorerBot / EvaluatorBot, got {type(bot).__name__}")
 
 
-NPLY_BOTS = {"gnubg-1ply": 1, "gnubg-2ply": 2, "gnubg-3ply": 3}
+NPLY_BOTS = {"gnubg-1ply": 1, "gnubg-2ply": 2, "gnubg-3ply": 3,
+             "gnubg-1ply-prune": 1, "gnubg-2ply-prune": 2}
+PRUNE_SUFFIX = "-prune"
 
 
 def _extra_bot(key):
@@ -137,7 +141,7 @@ def _extra_bot(key):
     if key == "gnubg-nn":
         return gnubg_nn_bot()
     if key in NPLY_BOTS:
-        return nply_bot(NPLY_BOTS[key])
+        return nply_bot(NPLY_BOTS[key], prune=key.endswith(PRUNE_SUFFIX))
     from fastbg.sim import engines
     if key in engines.BGSAGE_LEVELS:
         return engines.bgsage_bot(key)
@@ -157,16 +161,24 @@ def strongest_bot():
     return "gnubg"
 
 
-def nply_bot(ply, net=None):
+def nply_bot(ply, net=None, prune=False):
     """GNU Backgammon's checker play at ``ply`` (1..3) as an :class:`EvaluatorBot`: the best
     move of :func:`fastbg.hint` with the gnubg filter (gnubg-nn's ``best_move(n=ply)``),
     all games' candidates evaluated as one batch per lock-step round. ``net`` defaults to
-    the installed networks (``"gnubg-1ply"``, ``"gnubg-2ply"``, ``"gnubg-3ply"`` by name)."""
+    the installed networks (``"gnubg-1ply"``, ``"gnubg-2ply"``, ``"gnubg-3ply"`` by name).
+
+    ``prune``: GNU Backgammon 1.x's default settings instead (``"gnubg-1ply-prune"``,
+    ``"gnubg-2ply-prune"``; ply 1 or 2): its Normal move filter (the candidates within
+    0.16 of the best 0-ply equity, at most 8) and its pruning nets inside the look-ahead
+    (docs/engine.md section 1)."""
     from fastbg.analysis.hints import NplyScorer
     if net is None:
         net = gnubg_net_of("gnubg")
     if ply == 0:
         return net.bot()
+    if prune:
+        return EvaluatorBot(NplyScorer(net, ply, filter="normal", prune=True),
+                            name=f"gnubg-{ply}ply{PRUNE_SUFFIX}")
     return EvaluatorBot(NplyScorer(net, ply), name=f"gnubg-{ply}ply")
 
 
