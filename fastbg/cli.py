@@ -672,6 +672,10 @@ def _engine_position(text):
         raise click.BadParameter(str(exc), param_hint="POSITION") from None
 
 
+# The move filters of hint and analyse (fastbg.analysis.hints.FILTERS but None: --all).
+_FILTER_NAMES = ("gnubg", "tiny", "narrow", "normal", "large", "huge")
+
+
 @main.command("hint")
 @click.argument("position")
 @click.argument("dice", required=False)
@@ -679,11 +683,20 @@ def _engine_position(text):
               help="Look-ahead: 0 is GNU Backgammon's network alone, 1 and 2 its n-ply.")
 @click.option("--all", "filter_none", is_flag=True,
               help="Evaluate every move at --ply (default: the best 0-ply ones, as gnubg).")
+@click.option("--filter", "move_filter", default="gnubg", show_default=True,
+              type=click.Choice(_FILTER_NAMES),
+              help="Which 0-ply candidates --ply looks at: gnubg-nn's best 8 ('gnubg'), or "
+                   "one of GNU Backgammon's move filters (its default 'normal': at most 8 "
+                   "within 0.16 of the best).")
+@click.option("--pruning-nets", is_flag=True,
+              help="Prune inside the look-ahead with GNU Backgammon's pruning nets, as it "
+                   "does by default (faster; gnubg-nn does not).")
 @click.option("--top", default=None, type=click.IntRange(1), help="Show only the best N moves.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Also write the ranked list as JSON to this file ('-': stdout only).")
 @click.option("--show/--no-show", default=False, help="Draw the board before the move.")
-def hint_command(position, dice, ply, filter_none, top, json_path, show):
+def hint_command(position, dice, ply, filter_none, move_filter, pruning_nets, top, json_path,
+                 show):
     """Rank the moves of POSITION with DICE (e.g. 3-1), best first, as GNU Backgammon's
     hint does: rank, depth, move, equity (cubeless, the mover's) and the difference to the
     best, then the mover's and the opponent's win, gammon and backgammon chances.
@@ -693,6 +706,7 @@ def hint_command(position, dice, ply, filter_none, top, json_path, show):
 
     \b
     fastbg hint 4HPwATDgc/ABMA 3-1 --ply 1
+    fastbg hint 4HPwATDgc/ABMA 3-1 --ply 1 --filter normal --pruning-nets
     """
     import fastbg
     board, info = _engine_position(position)
@@ -703,7 +717,7 @@ def hint_command(position, dice, ply, filter_none, top, json_path, show):
     try:
         # an XGID goes in whole: a match's score and cube make the ranking cubeful
         h = fastbg.hint(position if info is not None else board, dice, ply=ply,
-                        filter=None if filter_none else "gnubg")
+                        filter=None if filter_none else move_filter, prune=pruning_nets)
     except (ValueError, TypeError, ImportError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
     if top is not None:
@@ -806,13 +820,19 @@ if __name__ == "__main__":
               help="Look-ahead of the move and cube evaluations.")
 @click.option("--luck-ply", default=0, show_default=True, type=click.IntRange(0, 3),
               help="Look-ahead of each roll's luck (GNU Backgammon's luck analysis: 0).")
+@click.option("--filter", "move_filter", default="gnubg", show_default=True,
+              type=click.Choice(_FILTER_NAMES),
+              help="Which 0-ply candidates --ply looks at (GNU Backgammon analyses with "
+                   "'large'); the move played and the best 0-ply move always.")
+@click.option("--pruning-nets", is_flag=True,
+              help="Prune the moves' look-ahead with GNU Backgammon's pruning nets, as it does.")
 @click.option("--weights", type=click.Path(exists=True),
               help="A weights file (e.g. GNU Backgammon's gnubg.weights) for the network.")
 @click.option("--worst", default=10, show_default=True, type=click.IntRange(0),
               help="How many of the costliest decisions to list.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Also write the whole analysis (every move and cube decision) as JSON.")
-def analyse_command(path, ply, luck_ply, weights, worst, json_path):
+def analyse_command(path, ply, luck_ply, move_filter, pruning_nets, weights, worst, json_path):
     """Analyse every decision of the match in PATH (a Jellyfish .mat file, or .sgf where
     fastbg reads them) as GNU Backgammon's "analyse match" does: per-player error totals
     and rates, luck, the luck-adjusted result, a PR figure, and the worst decisions with
@@ -832,7 +852,8 @@ def analyse_command(path, ply, luck_ply, weights, worst, json_path):
         else:
             record = fastbg.read_mat(path)
         net = fastbg.gnubg_net(path=weights) if weights else None
-        a = fastbg.analyse(record, ply=ply, net=net, luck_ply=luck_ply)
+        a = fastbg.analyse(record, ply=ply, net=net, luck_ply=luck_ply, filter=move_filter,
+                           prune=pruning_nets)
     except click.ClickException:
         raise
     except (ValueError, TypeError, OSError, ImportError, UnicodeDecodeError) as exc:

@@ -122,6 +122,32 @@ def test_one_ply_runs(match, analysis):
         fastbg.analyse(g, luck_ply=4)
 
 
+def test_one_ply_with_gnubgs_filter_and_pruning(match):
+    """filter="tiny" and prune=True: the move played and the best 0-ply move are always
+    looked at at 1-ply (never a 0-ply value against a 1-ply one), so a move that is the
+    0-ply best played loses nothing, and the pruned 1-ply values are the hint's."""
+    g = fastbg.play(1, ("pubeval", "random"), seed=6, record=True).records[0]
+    a = fastbg.analyse(g, ply=1, filter="tiny", prune=True)
+    turns = [x for x in g.replay() if x[0].kind == "move"]
+    checked = 0
+    for m, (act, board, _) in zip(a.moves, turns):
+        assert m.equity_loss >= 0
+        if m.forced:
+            continue
+        h = fastbg.hint(board, tuple(act.dice), ply=1, filter=None, prune=True)
+        h0 = fastbg.hint(board, tuple(act.dice), ply=0)
+        played = next(c for c in h if c.move == act.move)
+        top = next(c for c in h if c.move == h0[0].move)
+        if m.best == act.move and act.move == h0[0].move:
+            assert m.equity_loss == 0.0
+        # the loss is at least the played move's deficit against the 0-ply best, at 1-ply
+        assert m.equity_loss >= top.equity - played.equity - 1e-9
+        checked += 1
+    assert checked > 5
+    with pytest.raises(ValueError, match="ply 1 or 2"):
+        fastbg.analyse(g, ply=3, filter="large")
+
+
 def test_luck_at_one_ply_is_the_rolls_mean_at_one_ply(match):
     """luck_ply=1: a roll's luck is the best move's 1-ply value (of the candidates the
     filter looks at) less the mean of the 21 rolls' best values, computed here from

@@ -132,6 +132,22 @@ def test_hint_ranks_like_the_api(tmp_path):
     assert json.loads(xg.output)["candidates"][0]["move"] == "8/5 6/5"
 
 
+def test_hint_with_gnubgs_filter_and_pruning_nets():
+    pytest.importorskip("gnubg_nn", reason="gnubg-nn (the gnubg extra) is not installed")
+    import fastbg
+    pid = "pGfwATDgc/ABMA"                          # ten moves within 0.32 with 4-2
+    board = fastbg.board_from_position_id(pid)
+    res = run("hint", pid, "4-2", "--ply", "1", "--filter", "large", "--pruning-nets",
+              "--json", "-")
+    assert res.exit_code == 0, res.output
+    want = fastbg.hint(board, (4, 2), ply=1, filter="large", prune=True)
+    got = json.loads(res.output)["candidates"]
+    assert [c["move"] for c in got] == [c.move for c in want]
+    assert [c["ply"] for c in got] == [c.ply for c in want]
+    bad = run("hint", pid, "4-2", "--ply", "3", "--filter", "normal")
+    assert bad.exit_code != 0 and "ply 1 or 2" in bad.output and "Traceback" not in bad.output
+
+
 @pytest.mark.parametrize("args, fragment", [
     (("hint", "not-an-id", "3-1"), "Position ID"),
     (("hint", "4HPwATDgc/ABMA"), "DICE"),

@@ -207,23 +207,29 @@ def test_prune_errors(net):
         nply_probabilities(bare, selfplay_positions(2, 56), 1, prune=True)
 
 
-def test_normal_filter_looks_at_the_moves_within_its_threshold(net):
-    boards = selfplay_positions(40, seed=57)
+def test_move_filters_look_at_the_moves_within_their_threshold(net):
+    from fastbg.analysis.hints import MOVE_FILTERS
+    assert MOVE_FILTERS["normal"] == (8, 0.16) and MOVE_FILTERS["large"] == (16, 0.32)
+    boards = selfplay_positions(24, seed=57)
     rng = np.random.default_rng(57)
+    seen = set()
     for b in boards:
         dice = tuple(int(x) for x in rng.integers(1, 7, 2))
         h0 = fastbg.hint(b, dice, ply=0)
-        h = fastbg.hint(b, dice, ply=1, filter="normal")
-        within = [c for c in h0 if c.equity >= h0[0].equity - 0.16][:8]
-        deep = {c.board.tobytes() for c in h if c.ply == 1}
-        if len(within) > 1:
-            assert deep == {c.board.tobytes() for c in within}
-        else:
-            assert not deep and h[0].board.tobytes() == h0[0].board.tobytes()
+        for name, (most, threshold) in MOVE_FILTERS.items():
+            h = fastbg.hint(b, dice, ply=1, filter=name)
+            within = [c for c in h0 if c.equity >= h0[0].equity - threshold][:most]
+            deep = {c.board.tobytes() for c in h if c.ply == 1}
+            if len(within) > 1:
+                assert deep == {c.board.tobytes() for c in within}
+                seen.add(len(within))
+            else:
+                assert not deep and h[0].board.tobytes() == h0[0].board.tobytes()
+    assert len(seen) > 3
     with pytest.raises(ValueError, match="ply 1 or 2"):
         fastbg.hint(boards[0], (3, 1), ply=3, filter="normal")
     with pytest.raises(ValueError, match="filter"):
-        fastbg.hint(boards[0], (3, 1), ply=1, filter="huge")
+        fastbg.hint(boards[0], (3, 1), ply=1, filter="widest")
 
 
 def test_pruned_bot_plays_the_pruned_hints_choice(net):

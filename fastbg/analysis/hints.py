@@ -4,9 +4,10 @@
 section 3). At ``ply`` 0 every candidate is ranked by the network's 0-ply score; at ply
 p >= 1 the default filter (``"gnubg"``, gnubg-nn's ``FindBestMove``) keeps the best 0-ply
 candidates (8 at 1-ply, 4 deeper) and ranks them by their p-ply equity, the others
-following at 0-ply; ``"normal"`` is GNU Backgammon 1.x's default move filter (at most 8
+following at 0-ply; ``"normal"`` is GNU Backgammon's default move filter (at most 8
 candidates within 0.16 of the best 0-ply equity, none when only the best is within:
-it is then played as is); ``filter=None`` evaluates every candidate at p. ``prune=True``
+it is then played as is), and ``"tiny"``, ``"narrow"``, ``"large"``, ``"huge"`` its other
+presets (:data:`MOVE_FILTERS`); ``filter=None`` evaluates every candidate at p. ``prune=True``
 prunes inside the look-ahead as GNU Backgammon 1.x does (its pruning nets:
 :func:`fastbg.evaluators.search.nply_probabilities`).
 
@@ -36,11 +37,13 @@ from fastbg.validation import check_choice, check_int
 # gnubg-nn's FindBestMove: how many of the best 0-ply candidates are looked at more deeply.
 CANDIDATES = {1: 8}
 DEEP_CANDIDATES = 4
-# GNU Backgammon 1.x's "Normal" move filter (movefilters.inc) at 1 and 2 plies: at most 8
-# moves, the best included, within 0.16 of the best 0-ply equity. (At 3 plies it adds a
-# 2-ply stage, not implemented: "normal" takes ply 1 and 2.)
-NORMAL_MOVES, NORMAL_THRESHOLD = 8, 0.16
-FILTERS = ("gnubg", "normal", None)
+# GNU Backgammon's move filters (its movefilters.inc) at 1 and 2 plies: at most this many
+# moves, the best included, within this much of the best 0-ply equity. (At 3 plies they
+# add a 2-ply stage, not implemented: these filters take ply 1 and 2.) "normal" is GNU
+# Backgammon's default for play and rollouts, "large" (16, 0.32) its analysis default.
+MOVE_FILTERS = {"tiny": (5, 0.08), "narrow": (8, 0.12), "normal": (8, 0.16),
+                "large": (16, 0.32), "huge": (20, 0.44)}
+FILTERS = ("gnubg", None) + tuple(MOVE_FILTERS)
 # Pairs ranked together: their candidates (about 20 a pair, up to 3,060) and probabilities
 # stay a few MB however many pairs hint_batch is given.
 PAIRS_PER_CHUNK = 4096
@@ -127,8 +130,9 @@ def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None, rul
 
     position: a board int8[26] (player on roll), a Position ID or an XGID (whose dice are
     used when ``dice`` is None). ply: 0..3. filter: "gnubg" (the best 0-ply candidates
-    looked at more deeply, see the module), "normal" (GNU Backgammon 1.x's default) or
-    None (every candidate at ``ply``). prune: GNU Backgammon 1.x's pruning nets inside
+    looked at more deeply, see the module), "normal" (GNU Backgammon's default; its
+    other presets "tiny", "narrow", "large", "huge") or None (every candidate at
+    ``ply``). prune: GNU Backgammon 1.x's pruning nets inside
     the look-ahead. net: the evaluator (default ``fastbg.gnubg_net()``).
 
     Cubeful ranking (docs/engine.md section 3): with ``rules`` (``fastbg.MoneyRules()`` or
@@ -228,8 +232,8 @@ def hint_batch(boards, dice, ply=0, filter="gnubg", net=None, threads=None, rule
 def check_filter(filter, ply):
     """``filter`` checked against the filters and the ply it is used at."""
     filter = check_choice("filter", filter, FILTERS)
-    if filter == "normal" and ply > 2:
-        raise ValueError(f"filter 'normal' takes ply 1 or 2 (GNU Backgammon's 3-ply stage "
+    if filter in MOVE_FILTERS and ply > 2:
+        raise ValueError(f"filter {filter!r} takes ply 1 or 2 (GNU Backgammon's 3-ply stage "
                          f"is not implemented), got ply {ply}: use filter 'gnubg' or None")
     return filter
 
@@ -287,8 +291,8 @@ def _hint_chunk(b, d, ply, filter, net, n_threads, state, prune):
 def _deep_rows(scores0, off, ply, filter):
     """Rows of the candidates looked at at ``ply``: all of them (filter None), or per pair
     the best ``CANDIDATES.get(ply, DEEP_CANDIDATES)`` by 0-ply score (the first on ties)
-    ("gnubg"), or the best, at most NORMAL_MOVES, within NORMAL_THRESHOLD of the best,
-    none when that is the best alone ("normal", GNU Backgammon's FindnSaveBestMoves)."""
+    ("gnubg"), or the best, at most n, within t of the best, none when that is the best
+    alone (a filter (n, t) of :data:`MOVE_FILTERS`, GNU Backgammon's FindnSaveBestMoves)."""
     if ply == 0:
         return np.zeros(0, np.int64)
     if filter is None:
@@ -298,9 +302,10 @@ def _deep_rows(scores0, off, ply, filter):
     for i in range(off.shape[0] - 1):
         lo, hi = off[i], off[i + 1]
         order = np.argsort(-scores0[lo:hi], kind="stable")
-        if filter == "normal":
+        if filter in MOVE_FILTERS:
+            most, threshold = MOVE_FILTERS[filter]
             s = scores0[lo:hi][order]
-            n = int(np.count_nonzero(s[:NORMAL_MOVES] >= s[0] - NORMAL_THRESHOLD)) if len(s) else 0
+            n = int(np.count_nonzero(s[:most] >= s[0] - threshold)) if len(s) else 0
             order = order[:n] if n > 1 else order[:0]
         else:
             order = order[:keep]

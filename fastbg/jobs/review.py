@@ -29,7 +29,7 @@ import os
 import numpy as np
 
 from fastbg.analysis.cube_actions import EFFICIENCIES, cube_decisions, cube_efficiency
-from fastbg.analysis.hints import CANDIDATES, DEEP_CANDIDATES
+from fastbg.analysis.hints import _deep_rows, check_filter
 from fastbg.constants import ROLLS, START
 from fastbg.cube import formulas
 from fastbg.cube import met as met_module
@@ -436,12 +436,14 @@ def _values(opp_probs, opp_boards, st, dance, met, source):
     return mine
 
 
-def _evaluate(boards, res, off, states, ply, net, n_threads, must, met, source, deepen=None):
+def _evaluate(boards, res, off, states, ply, net, n_threads, must, met, source, deepen=None,
+              filter="gnubg", prune=False):
     """The values of every legal move ``res`` (offsets ``off``) of every (board, roll)
     pair: returns (values, 0-ply values, dance per pair). ``states`` gives each pair's cube
     state; ``must`` (per row of the results, or None) marks rows to look at at ``ply``
     whatever the filter (the moves played); ``deepen`` (per pair, or None: all) the pairs
-    whose moves are looked at at ``ply`` (the others keep their 0-ply values)."""
+    whose moves are looked at at ``ply`` (the others keep their 0-ply values); ``filter``
+    and ``prune`` as :func:`fastbg.hint`'s."""
     counts = np.diff(off)
     pair_of = np.repeat(np.arange(len(boards)), counts)
     dance = (counts == 1) & (res[off[:-1]] == boards).all(axis=1)
@@ -470,16 +472,22 @@ def _evaluate(boards, res, off, states, ply, net, n_threads, must, met, source, 
     values0 = values_of(all_rows, probs)
     values = values0.copy()
     if ply:
-        keep = CANDIDATES.get(ply, DEEP_CANDIDATES)
         deep = np.zeros(len(res), bool)
-        for i in range(len(boards)):
-            if deepen is None or deepen[i]:
-                lo, hi = off[i], off[i + 1]
-                deep[lo + np.argsort(-values0[lo:hi], kind="stable")[:keep]] = True
+        deep[_deep_rows(values0, off, ply, filter)] = True
+        if deepen is not None:
+            deep &= deepen[pair_of]
         if must is not None:
             deep |= must
+            # the best 0-ply move of a pair with a move played is looked at too, whatever
+            # the filter (GNU Backgammon evaluates the move played and the top move at the
+            # deepest ply), so the loss never compares two depths
+            first_best = off[:-1] + np.array([int(np.argmax(values0[off[i]:off[i + 1]]))
+                                              if off[i + 1] > off[i] else 0
+                                              for i in range(len(boards))], np.int64)
+            with_played = np.bincount(pair_of[must], minlength=len(boards)) > 0
+            deep[first_best[with_played]] = True
         rows = np.flatnonzero(deep)
-        p = nply_probabilities(net, opp[rows], ply, n_threads)
+        p = nply_probabilities(net, opp[rows], ply, n_threads, prune=prune)
         values[rows] = values_of(rows, p)
         # the deeper candidates rank first (as fastbg.hint): others can't be best
         values[~deep] -= 1e3
@@ -487,7 +495,7 @@ def _evaluate(boards, res, off, states, ply, net, n_threads, must, met, source, 
 
 
 def analyse(record, ply=0, net=None, threads=None, met=None, efficiency="gnubg-1.1",
-            luck_ply=0):
+            luck_ply=0, filter="gnubg", prune=False):
     """Analyse every decision of a played game or match (docs/analysis.md).
 
     record: a :class:`fastbg.GameRecord`, a :class:`fastbg.MatchRecord` or the path of a
@@ -502,13 +510,17 @@ def analyse(record, ply=0, net=None, threads=None, met=None, efficiency="gnubg-1
     "eval.c", those of :func:`fastbg.cube_decision` and :func:`fastbg.hint`. luck_ply: the
     look-ahead of the luck of each roll, 0..3, 0 by default as in GNU Backgammon (its
     "luck analysis" setting): at ``ply`` >= 1 only the rolls played are then looked at at
-    ``ply``, about a twentieth of the work of ``luck_ply=ply``.
+    ``ply``, about a twentieth of the work of ``luck_ply=ply``. filter, prune: the move
+    filter and the pruning of the look-ahead, as :func:`fastbg.hint` takes them (GNU
+    Backgammon analyses with filter "large" and prune=True; the cube decisions and the
+    luck are not pruned).
 
     Returns an :class:`Analysis`: ``.moves`` (each with ``equity_loss`` >= 0 and
     ``luck``), ``.cube`` and ``.players[0/1]`` (``error_total_emg``,
     ``error_rate_memg``, ``luck_total_emg``, ``pr``, ...).
     """
     ply = check_ply(ply)
+    filter = check_filter(filter, ply)
     luck_ply = check_int("luck_ply", luck_ply, 0, MAX_PLY)
     check_choice("efficiency", efficiency, tuple(EFFICIENCIES))
     games, length, names, _ = _games(record)
@@ -551,7 +563,7 @@ def analyse(record, ply=0, net=None, threads=None, met=None, efficiency="gnubg-1
                 deepen = np.zeros(len(b), bool)
                 deepen[[k for k, _ in played.values()]] = True
         values, values0, dance = _evaluate(b, res, off, states, ply, net, n_threads, must,
-                                           met, efficiency, deepen)
+                                           met, efficiency, deepen, filter, prune)
         if luck_ply == ply:
             lucky = values
         elif luck_ply == 0:
