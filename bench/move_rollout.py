@@ -14,8 +14,13 @@ same five candidates with the same trials and threads, with and without its vari
 reduction. Targets (issue 12): 10x the gnubg-nn player, 3x bgsage at equal depth.
 
 The same at 1-ply (checker play looking one roll ahead, plain: variance reduction takes the
-in-kernel bots only): fastbg's "gnubg-1ply" bot, gnubg-nn's player at ``n=1`` and bgsage's
-rollout with its "2ply" decisions (``decision_ply=2``, gnubg's 1-ply), fewer trials.
+in-kernel bots only): fastbg's "gnubg-1ply" bot (gnubg-nn's rule: the best 8 by 0-ply, every
+reply scored by the full network), its "gnubg-1ply-prune" bot (GNU Backgammon's defaults:
+its Normal move filter, its pruning nets in the look-ahead), gnubg-nn's player at ``n=1``
+and bgsage's rollout with its "2ply" decisions (``decision_ply=2``, gnubg's 1-ply), fewer
+trials. bgsage's ``filter_max_moves`` and ``filter_threshold`` do not reach its trials'
+decisions (measured: 1, 8 and 20 moves gave the same results and times), so its in-trial
+filter is its own; "gnubg-1ply-prune" is the nearer equal.
 
     python -m bench.move_rollout --repeat 3
     python -m bench.move_rollout --quick
@@ -56,13 +61,11 @@ def bgsage_contestant(boards, trials, vr, threads, decision_ply=1):
     from bgsage.batch import bgbot_cpp
     w = bgsage.default_weights()
     # Equal depth throughout: no "ultra-late" switch (create_rollout's default 2 half-moves;
-    # bgsage's own analyzer passes 9999), and at 1-ply gnubg-nn's rule, the best 8 moves
-    # by the raw net looked at more deeply whatever their equity (bgsage's default rollout
-    # filter keeps 5 within 0.08).
-    deep = {} if decision_ply == 1 else {"filter_max_moves": 8, "filter_threshold": 1e9}
+    # bgsage's own analyzer passes 9999). Its move filter settings are left alone: they
+    # do not change its trials' decisions (see the module).
     strategy = bgbot_cpp.create_rollout(w.strategy_type, w.weight_paths_list,
                                         w.hidden_sizes_list, n_trials=trials,
-                                        ultra_late_threshold=9999, **deep,
+                                        ultra_late_threshold=9999,
                                         decision_ply=decision_ply,
                                         n_threads=threads, seed=1, enable_vr=vr)
     before = [int(x) for x in fastbg.START]
@@ -103,6 +106,8 @@ def main(argv=None):
             "variance reduction": contestant(moves, args.vr_trials, True, threads),
             PEER0: peer_contestant(fastbg.position_id(after), args.peer_games, 1),
             "1-ply plain": contestant(moves, args.ply1_trials, False, threads, "gnubg-1ply"),
+            "1-ply pruned": contestant(moves, args.ply1_trials, False, threads,
+                                       "gnubg-1ply-prune"),
             PEER1: peer_contestant(fastbg.position_id(after), args.ply1_peer_games, 1,
                                    ply=1)}
     bgsage_on = workloads.have_bgsage()
@@ -115,6 +120,7 @@ def main(argv=None):
     for name in ("plain", "variance reduction"):
         contestant(moves, 36, name != "plain", threads)(0)            # compile
     contestant(moves, 1, False, threads, "gnubg-1ply")(0)
+    contestant(moves, 1, False, threads, "gnubg-1ply-prune")(0)
     workloads.gnubg_nn_games(fastbg.position_id(after), 1, np.random.default_rng(0))
     samples, extra = harness.interleaved_with_estimates(runs, args.repeat)
     median = harness.medians(samples)
@@ -125,7 +131,7 @@ def main(argv=None):
     rows = []
     # fastbg against its peers at the same depth and setting, from the medians of this run
     same = {"plain": "bgsage plain", "variance reduction": "bgsage VR",
-            "1-ply plain": "bgsage 1-ply plain"}
+            "1-ply plain": "bgsage 1-ply plain", "1-ply pruned": "bgsage 1-ply plain"}
     for key, xs in samples.items():
         se, vt = extra[key] if key not in (PEER0, PEER1) else (float("nan"),) * 2
         peer = median[PEER1 if "1-ply" in key else PEER0]
