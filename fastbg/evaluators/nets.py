@@ -373,7 +373,7 @@ def _assemble_prune(p, nets):
         b2[k] = vals[b + nh:b + nh + _k.N_OUT]
         beta[k] = (beta_h, beta_o)
         n_hid[k] = nh
-    return _pk.PruneNet(w1, b1, w2, b2, beta, n_hid)
+    return _pk.PruneNet(w1, b1, w2, b2, beta, n_hid, *_pk.encoding_sums(w1))
 
 
 class GnubgNet:
