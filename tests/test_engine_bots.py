@@ -7,6 +7,9 @@ gnubg-app,bgsage,gnubg,pubeval``). bgsage comes with the peers extra, GNU Backga
 (gnubg, run in a child process) with gnubg-app; each test skips only when its engine is
 not installed. (On a Ray cluster: tests/test_ray.py.)"""
 import importlib.util
+import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -194,7 +197,7 @@ def test_engine_bots_play_whole_matches_with_their_cubes(cube, tmp_path):
     Crawford games come and hold no cube action; every move is its engine's own and every
     turn where a double could come played as the engine answers it directly
     (tests/test_engine_cube.py's oracles); each match written as .mat and .sgf reads back
-    equal."""
+    equal, and GNU Backgammon imports the .mat files reading the same actions."""
     from test_engine_cube import decision_turns, direct
     bots = ("gnubg-app", "bgsage")
     res = fastbg.play_matches(3, 3, bots, cube=(cube, cube), seed=1, record=True, threads=1)
@@ -228,6 +231,17 @@ def test_engine_bots_play_whole_matches_with_their_cubes(cube, tmp_path):
         fastbg.write_sgf(m, tmp_path / f"m{i}.sgf")
         assert fastbg.read_mat(tmp_path / f"m{i}.mat") == m
         assert fastbg.read_sgf(tmp_path / f"m{i}.sgf") == m
+    if cube == "gnubg-app":              # GNU Backgammon imports them: the same actions
+        from test_gnubg_files import CHILD, _gnubg_actions, _our_actions
+        job, out = tmp_path / "job.json", tmp_path / "out.json"
+        job.write_text(json.dumps({"import": [[str(tmp_path / f"m{i}.mat"), None]
+                                              for i in range(len(res.records))]}))
+        subprocess.run([sys.executable, CHILD, str(job), str(out)], timeout=120,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        theirs = json.loads(out.read_text())["imported"]
+        assert len(theirs) == len(res.records)
+        for m, t in zip(res.records, theirs):
+            assert [_gnubg_actions(tg) for tg in t["games"]] == [_our_actions(g) for g in m.games]
 
 
 @needs_gnubg
