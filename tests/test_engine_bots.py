@@ -8,6 +8,7 @@ gnubg-app,bgsage,gnubg,pubeval``). bgsage comes with the peers extra, GNU Backga
 not installed. (On a Ray cluster: tests/test_ray.py.)"""
 import importlib.util
 import json
+import pickle
 import subprocess
 import sys
 
@@ -139,9 +140,10 @@ def test_an_illegal_engine_move_names_engine_position_and_dice(positions):
 @needs_gnubg
 def test_engine_bots_play_and_duel():
     pytest.importorskip("bgsage")
-    res = fastbg.play(4, ("gnubg-app", "bgsage"), seed=3)
+    # one thread: rounds of a few games are several times faster so on shared cores
+    res = fastbg.play(4, ("gnubg-app", "bgsage"), seed=3, threads=1)
     assert res.winner.shape == (4,)
-    t = fastbg.tournament(["gnubg-app", "bgsage", "pubeval"], 2, seed=1, speed=True)
+    t = fastbg.tournament(["gnubg-app", "bgsage", "pubeval"], 2, seed=1, speed=True, threads=1)
     assert all(r["decisions_per_second"] > 0 for r in t.bots)
 
 
@@ -154,6 +156,22 @@ def test_bgsage_fast_batch_is_its_public_call(positions):
             "cube_value": 1, "cube_owner": "centered"} for b, d in zip(before[:100], dice)]
     public = [r.moves[0].board for r in bgsage.batch_checker_play(pos, eval_level="1ply")]
     assert batch(pos, 1) == public
+
+
+def test_engine_bots_pickle_by_name_and_say_what_is_missing(monkeypatch):
+    """An engine bot is rebuilt from its name where it is unpickled (a Ray worker); where
+    the engine is missing that is an ImportError with the extra to install."""
+    monkeypatch.setattr(engines, "_ENGINE_CHOOSERS", {})
+    monkeypatch.setattr(engines, "gnubg_app_available", lambda: False)
+    with pytest.raises(ImportError, match=r"pip install 'fastbg\[gnubg-app\]'"):
+        fastbg.play(1, ("gnubg-app-1ply", "pubeval"))
+    monkeypatch.setitem(sys.modules, "bgsage", None)
+    with pytest.raises(ImportError, match=r"pip install 'fastbg\[bgsage\]'"):
+        engines.engine_chooser("bgsage-2ply")
+    with pytest.raises(ValueError, match="not a bgsage bot"):
+        engines.bgsage_bot("gnubg-app")
+    liar = engines.EngineChooser("liar", len)             # not an engine: pickled as itself
+    assert pickle.loads(pickle.dumps(liar)).choose is len
 
 
 # ------------------------------------------------------------ whole matches, records
@@ -201,7 +219,7 @@ def test_engine_bots_play_whole_matches_with_their_cubes(cube, tmp_path):
     from test_engine_cube import decision_turns, direct
     bots = ("gnubg-app", "bgsage")
     res = fastbg.play_matches(3, 3, bots, cube=(cube, cube), seed=1, record=True, threads=1)
-    plain = fastbg.play_matches(3, 3, bots, cube=(cube, cube), seed=1, threads=2)
+    plain = fastbg.play_matches(3, 3, bots, cube=(cube, cube), seed=1, threads=1)
     for k in ("winner", "score", "games"):
         assert np.array_equal(getattr(res, k), getattr(plain, k)), k
     assert len(res.records) == 3
@@ -253,14 +271,13 @@ def test_engine_tournament_records_are_the_games_played(tmp_path):
                           cube="bgsage", record=True, threads=1)
     seatings = t.records[(0, 1)]
     assert [len(r) for r in seatings] == [2, 2]
-    points = 0
     for r in seatings:
         for k, g in enumerate(r):
             check_game(g, f"game {k}")
         fastbg.write_mat(r[0], tmp_path / "g.mat")
         assert fastbg.read_mat(tmp_path / "g.mat") == fastbg.money_session([r[0]])
     points = sum(g.points for g in seatings[0]) - sum(g.points for g in seatings[1])
-    assert points == pytest.approx(t.pairs[0]["points_per_game"] * 4)
+    assert points == pytest.approx(t.pairs[0]["points_per_game"] * 4)   # bots (0, 1)'s view
 
 
 # ------------------------------------------------------------------------- rollouts
