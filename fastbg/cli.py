@@ -556,7 +556,9 @@ def _pair(text, option):
 @click.option("--luck-adjust", "luck_adjust", default=None, metavar="EVALUATOR",
               help="Also report luck-adjusted points per game, the luck of every roll "
                    "measured by this evaluator: gnubg or race (money games; slower: each "
-                   "bot also chooses for all 21 rolls).")
+                   "bot also chooses for all 21 rolls), or none. Default: gnubg when "
+                   "another engine plays (gnubg-app..., bgsage...) and GNU Backgammon's "
+                   "networks are installed, else none.")
 @click.option("--speed/--no-speed", default=None,
               help="Time every bot's choices and report decisions/s (default: on when a "
                    "bot plays in lock-step anyway: gnubg-app, bgsage, gnubg-Nply...; "
@@ -603,7 +605,7 @@ def tournament_command(bots, games, luck_adjust, speed, seed, threads, duplicate
       fastbg tournament --bots random,greedy,pubeval --games 20000
       fastbg tournament --bots greedy,pubeval,gnubg --games 100000 --out t.jsonl --plot t.png
       fastbg tournament --bots greedy,pubeval --match 7 --games 2000 --json -
-      fastbg tournament --bots gnubg-app,bgsage,gnubg,pubeval --games 200 --luck-adjust gnubg
+      fastbg tournament --bots gnubg-app,bgsage,gnubg,pubeval --games 200
     """
     from fastbg.jobs.tournaments import TournamentResults, check_plot, tournament
     names = [b.strip() for b in bots.split(",")]
@@ -621,6 +623,7 @@ def tournament_command(bots, games, luck_adjust, speed, seed, threads, duplicate
             check_plot()                 # fail now, not after the games
         rules = _rules(money, match_length, jacoby, beavers, raccoons, auto_doubles,
                        triple_on_66, max_cube, crawford)
+        luck_adjust = _arena_luck(luck_adjust, names, match_length)
         if speed is None:            # free where a bot plays games in lock-step anyway
             from fastbg.sim.bots import resolve
             speed = not match_length and any(resolve(n).evaluator is not None for n in names)
@@ -653,6 +656,19 @@ def tournament_command(bots, games, luck_adjust, speed, seed, threads, duplicate
     if res.partial:
         _interrupted(res.games_played, res.games_total, unit, out_path,
                      "run it again with --out FILE to keep the chunks that finish")
+
+
+def _arena_luck(luck_adjust, names, match_length):
+    """The tournament's luck evaluator: the one given (``none``: None), else ``"gnubg"``
+    when another engine is among the bots (the arena: strength is compared luck-adjusted)
+    in money games and GNU Backgammon's networks are installed, else None."""
+    if luck_adjust is not None:
+        return None if luck_adjust.strip().lower() == "none" else luck_adjust
+    from fastbg.sim.bots import strongest_bot
+    from fastbg.sim.engines import is_engine_name
+    if match_length or not any(is_engine_name(n) for n in names):
+        return None
+    return "gnubg" if strongest_bot() == "gnubg" else None
 
 
 def _games_saved(results_class, path):

@@ -1,6 +1,8 @@
 """Luck-adjusted duels (fastbg.jobs.duels, tournament(luck_adjust=...)): the games are
 play()'s, the luck of every roll equals a slow reference's, and a bot against a copy of
 itself with duplicate dice comes out at exactly 0."""
+import math
+
 import numpy as np
 import pytest
 
@@ -123,6 +125,9 @@ def test_a_bot_against_its_copy_is_exactly_even(gnubg_net):
     assert row["points_per_game"] == 0
     assert row["luck_adjusted_points_per_game"] == 0
     assert row["luck_adjusted_points_per_game_ci95"] == [0, 0]
+    assert math.isnan(row["luck_narrowing"])      # no interval to narrow: not "0.00x"
+    pair = [ln for ln in res.table().splitlines() if ln.startswith("gnubg - gnubg-copy")]
+    assert pair[0].split()[-1] == "-"
 
 
 def test_luck_adjusted_results_survive_save_and_load(adjusted, tmp_path):

@@ -6,8 +6,10 @@ module checks that none of its processes is left. The sizes are small and the bo
 (pubeval, random, greedy): what is checked is that chunks computed elsewhere merge into
 the same results, journals and errors, not the bots themselves.
 """
+import importlib.util
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -173,6 +175,31 @@ def test_rollout_many_and_tournament(cluster, tmp_path):
     assert fastbg.tournament(bots, 200, seed=1, chunk_size=100, backend=cluster).to_dict() == \
         local.to_dict()
     assert len(cluster.last) == 6                     # 3 pairs x 2 chunks of 50 deals
+
+
+@pytest.mark.skipif(importlib.util.find_spec("bgsage") is None
+                    or importlib.util.find_spec("gnubg") is None,
+                    reason="the engine bots need bgsage and GNU Backgammon's gnubg package")
+def test_engine_bots_and_cubes_travel_by_name(cluster):
+    """Engine bots and the engines' cube strategies pickle by name (their engines, a GNU
+    Backgammon child process and bgsage's C++ networks, do not): each worker builds its
+    own, and games, matches and rollouts are those played here. (Before, a job with an
+    engine bot could not be sent.)"""
+    from fastbg.sim import engines
+    bgsage = fastbg.bgsage_bot()                       # an object: it travels by name too
+    assert pickle.loads(pickle.dumps(bgsage)).evaluate is engines.engine_chooser("bgsage")
+    bots = (bgsage, "gnubg-app")
+    local = fastbg.play(4, bots, seed=3, chunk_size=2)
+    _same_games(fastbg.play(4, bots, seed=3, chunk_size=2, backend=cluster), local)
+    assert len(cluster.last) == 2
+    kw = dict(cube=("gnubg-app", "bgsage"), seed=2, chunk_size=1)
+    local = fastbg.play_matches(2, 3, bots, **kw)
+    far = fastbg.play_matches(2, 3, bots, backend=cluster, **kw)
+    for name in ("winner", "games", "score"):
+        assert np.array_equal(getattr(far, name), getattr(local, name)), name
+    kw = dict(trials=36, chunk_size=18, bot="gnubg-app", truncate=4, evaluator="race", seed=1)
+    local = fastbg.rollout("4HPwATDgc/ABMA", **kw).to_dict()
+    assert fastbg.rollout("4HPwATDgc/ABMA", backend=cluster, **kw).to_dict() == local
 
 
 def test_resume_a_cut_journal_on_ray(cluster, tmp_path):

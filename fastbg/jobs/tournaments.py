@@ -631,7 +631,9 @@ class TournamentResults(Results):
                     row.update({"luck_adjusted_points_per_game": amean,
                                 "luck_adjusted_points_per_game_ci95": [amean - ahalf,
                                                                        amean + ahalf],
-                                "luck_narrowing": _ratio(half, ahalf)})
+                                # NaN where the plain interval is empty (two bots that
+                                # play alike: duplicate deals cancel exactly), not 0
+                                "luck_narrowing": _ratio(half, ahalf) if half else math.nan})
             if self.timed:
                 row["decisions_per_second"] = [
                     _ratio(t["decisions_first"], t["seconds_first"]),
@@ -826,7 +828,8 @@ class TournamentResults(Results):
             for row, r in zip(rows, self.pairs):
                 row += [_ci_text(r["luck_adjusted_points_per_game"],
                                  r["luck_adjusted_points_per_game_ci95"]),
-                        _f(r["luck_narrowing"], ".2f") + "x"]
+                        _f(r["luck_narrowing"], ".2f") + "x"
+                        if not math.isnan(r["luck_narrowing"]) else "-"]
         lines += _grid(head, rows, align)
         lines.append("")
         lines.append(("match-winning rate" if self.match else "points per game")

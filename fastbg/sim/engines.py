@@ -5,7 +5,9 @@ one call per round for every live game where the bot is to move (docs/tournament
 section 3). Each is given the boards before the move and the dice, asks its engine for
 the move, and plays it; every move an engine returns must be one of fastbg's distinct
 legal results for that board and dice, or the run stops with an :class:`EngineError`
-naming the engine, the Position ID and the dice.
+naming the engine, the Position ID and the dice. An engine bot (its chooser) pickles by
+name, as the engines' cube strategies do: on a Ray cluster (fastbg.distributed) each
+worker process builds its own, with its own GNU Backgammon child or bgsage networks.
 
 bgsage (``"bgsage"``, ``"bgsage-2ply"``, ``"bgsage-3ply"``, ``"bgsage-4ply"``; the bgsage
 extra, MPL-2.0). ``bgsage.batch_checker_play`` takes the whole round, its own threads
@@ -95,6 +97,36 @@ class EngineChooser:
                 f"{position_id(chosen[i]) if _countable(chosen[i]) else chosen[i].tolist()} "
                 "is none of fastbg's legal results")
         return hit.astype(np.float64)
+
+    def __reduce_ex__(self, protocol):
+        # An engine's bot travels by name (to a Ray worker, which builds its own: its own
+        # GNU Backgammon child process, bgsage's networks loaded there): its engine handles
+        # (a child process, C++ strategies) do not pickle. Other choosers pickle as objects.
+        if is_engine_name(self.name):
+            return engine_chooser, (self.name,)
+        return super().__reduce_ex__(protocol)
+
+    def __repr__(self):
+        return f"EngineChooser({self.name!r})"
+
+
+_ENGINE_CHOOSERS = {}
+
+
+def engine_chooser(name):
+    """The :class:`EngineChooser` of an engine bot's name (:data:`BGSAGE_LEVELS`,
+    :data:`GNUBG_APP_PLIES`), one per name and process (how a pickled engine bot is
+    rebuilt where it lands); ImportError with the install hint when the engine is missing."""
+    key = name.strip().lower()
+    if key not in _ENGINE_CHOOSERS:
+        if key in BGSAGE_LEVELS:
+            _ENGINE_CHOOSERS[key] = _bgsage_chooser(key)
+        elif key in GNUBG_APP_PLIES:
+            _ENGINE_CHOOSERS[key] = _gnubg_app_chooser(key)
+        else:
+            raise ValueError(f"{name!r} is not an engine: choose from "
+                             f"{', '.join([*BGSAGE_LEVELS, *GNUBG_APP_PLIES])}")
+    return _ENGINE_CHOOSERS[key]
 
 
 class CubeQuery(NamedTuple):
@@ -203,6 +235,12 @@ def bgsage_bot(name="bgsage"):
     """The bgsage bot of that name (:data:`BGSAGE_LEVELS`) as a :class:`fastbg.EvaluatorBot`;
     ImportError with the install hint without bgsage."""
     from fastbg.sim.bots import EvaluatorBot
+    if name not in BGSAGE_LEVELS:
+        raise ValueError(f"{name!r} is not a bgsage bot: choose from {', '.join(BGSAGE_LEVELS)}")
+    return EvaluatorBot(engine_chooser(name), name=name)
+
+
+def _bgsage_chooser(name):
     level = BGSAGE_LEVELS[name]
     try:
         import bgsage
@@ -223,7 +261,7 @@ def bgsage_bot(name="bgsage"):
         return np.array([from_bgsage(m) if m is not None else before[i]
                          for i, m in enumerate(best)], np.int8).reshape(-1, BOARD_SIZE)
 
-    return EvaluatorBot(EngineChooser(name, choose), name=name)
+    return EngineChooser(name, choose)
 
 
 def _bgsage_strategies(level, filter_max_moves=5, filter_threshold=0.08):
@@ -444,6 +482,13 @@ def gnubg_app_bot(name="gnubg-app"):
     """The GNU Backgammon bot of that name (:data:`GNUBG_APP_PLIES`) as a
     :class:`fastbg.EvaluatorBot`; ImportError with the install hint without gnubg."""
     from fastbg.sim.bots import EvaluatorBot
+    if name not in GNUBG_APP_PLIES:
+        raise ValueError(f"{name!r} is not a gnubg-app bot: choose from "
+                         f"{', '.join(GNUBG_APP_PLIES)}")
+    return EvaluatorBot(engine_chooser(name), name=name)
+
+
+def _gnubg_app_chooser(name):
     if not gnubg_app_available():
         raise ImportError(GNUBG_APP_HINT)
     worker = gnubg_process(GNUBG_APP_PLIES[name])
@@ -460,7 +505,7 @@ def gnubg_app_bot(name="gnubg-app"):
             _settle_cut_moves(worker, cut, rows, seg, chosen)
         return chosen
 
-    return EvaluatorBot(EngineChooser(name, choose), name=name)
+    return EngineChooser(name, choose)
 
 
 # GNU Backgammon's cube decisions (eval.c's GetCubeRecommendation), each read as its
