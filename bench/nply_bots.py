@@ -1,4 +1,5 @@
-"""The n-ply bots: games per second, and the strength of gnubg-1ply against gnubg (0-ply).
+"""The n-ply bots: games per second, and the strength of gnubg-1ply against gnubg (0-ply),
+and of gnubg-1ply-prune (GNU Backgammon's own defaults: Normal filter, pruning nets).
 
 Strength with duplicate dice: the same N games (seed, game index: the same dice) are
 played twice, the bots swapping sides; bot A's points per game is the mean over games of
@@ -51,22 +52,30 @@ def main(argv=None):
     info = harness.machine("gnubg-nn")
     harness.print_machine(info, "n-ply bots: speed and strength (cubeless money)")
     for bots in (("gnubg-1ply", "gnubg"), ("gnubg", "gnubg-1ply"), ("gnubg-2ply", "gnubg"),
-                 ("gnubg", "gnubg")):
+                 ("gnubg", "gnubg"), ("gnubg-1ply-prune", "gnubg"),
+                 ("gnubg", "gnubg-1ply-prune")):
         fastbg.play(2, bots, seed=0, progress=False)                  # compile first
     harness.note_threading_layer(info)
     ppg, half, dt = duplicate_ppg("gnubg-1ply", "gnubg", args.games, args.seed)
     rate1 = 2 * args.games / dt
+    ppg_p, half_p, dt_p = duplicate_ppg("gnubg-1ply-prune", "gnubg", args.games, args.seed)
+    rate1p = 2 * args.games / dt_p
     rate2 = games_per_s(("gnubg-2ply", "gnubg"), args.speed_games_2ply, args.seed + 1)
     rate0 = games_per_s(("gnubg", "gnubg"), 200, args.seed + 2)
     print(f"\ngnubg vs gnubg (0-ply):      {rate0:9.1f} games/s")
     print(f"gnubg-1ply vs gnubg:         {rate1:9.2f} games/s ({2 * args.games} games)")
+    print(f"gnubg-1ply-prune vs gnubg:   {rate1p:9.2f} games/s ({2 * args.games} games)")
     print(f"gnubg-2ply vs gnubg:         {rate2:9.3f} games/s ({args.speed_games_2ply} games)")
     print(f"\ngnubg-1ply against gnubg, {args.games} duplicate pairs: "
           f"{ppg:+.3f} ppg, 95% interval [{ppg - half:+.3f}, {ppg + half:+.3f}]")
+    print(f"gnubg-1ply-prune against gnubg, the same dice: {ppg_p:+.3f} ppg, 95% interval "
+          f"[{ppg_p - half_p:+.3f}, {ppg_p + half_p:+.3f}]")
     harness.finish(info, args.json, {
         "options": vars(args), "games_per_s": {"gnubg": rate0, "gnubg-1ply": rate1,
+                                               "gnubg-1ply-prune": rate1p,
                                                "gnubg-2ply": rate2},
-        "ppg_1ply_vs_0ply": ppg, "ppg_ci95_half_width": half})
+        "ppg_1ply_vs_0ply": ppg, "ppg_ci95_half_width": half,
+        "ppg_1ply_prune_vs_0ply": ppg_p, "ppg_prune_ci95_half_width": half_p})
     return 0
 
 
