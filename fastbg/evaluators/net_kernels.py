@@ -301,7 +301,7 @@ INT32_LIMIT = 1 << 31
 
 
 @njit(**INNER)
-def _one_sided_win(n, n_opp, os_):
+def _one_sided_win(n, n_opp, os_, wraps):
     """P(the side on roll, index n, finishes no later than the other, index n_opp), as
     gnubg's EvalBearoff1Full computes it: the sum over i <= j of 16-bit products
     p_n[i] p_opp[j], each a C ``int``, into an unsigned 64-bit total.
@@ -310,7 +310,8 @@ def _one_sided_win(n, n_opp, os_):
     the total below zero, i.e. huge: gnubg then returns a value far above 1 (its sanity
     check clips it to a certain win). Here: suffix sums for the exact total, suffix
     maxima to detect a wrap, which returns 2.0 (every use of the value only compares it
-    with 0 and 1, then clips it)."""
+    with 0 and 1, then clips it). Without ``wraps`` (GNU Backgammon 1.x, whose float sum
+    does not overflow) the exact value."""
     x = np.int64(0)
     suffix = np.int64(0)
     top = np.int64(0)
@@ -324,7 +325,7 @@ def _one_sided_win(n, n_opp, os_):
         x += a * suffix
         if a * top >= INT32_LIMIT:
             wrap = True
-    if wrap:
+    if wrap and wraps:
         return 2.0
     return np.float64(x) / (65535.0 * 65535.0)
 
@@ -344,23 +345,11 @@ def eval_bearoff1(gb, bo, out):
         out[OUT_LG] = 0.0
     out[OUT_WBG] = 0.0
     out[OUT_LBG] = 0.0
-    out[OUT_WIN] = _one_sided_win(n, n_opp, os_)
+    out[OUT_WIN] = _one_sided_win(n, n_opp, os_, True)
 
 
 # GNU Backgammon 1.x's 1 / 65535 (its compiler multiplies by the float32 reciprocal).
 INV_65535 = np.float32(1.0) / np.float32(65535.0)
-
-
-@njit(**INNER)
-def _span(t, k):
-    """(first, last) index of the non-zero entries of row ``k`` of table ``t``."""
-    lo = 0
-    while lo < _bo.MAX_ROLLS - 1 and t[k, lo] == 0:
-        lo += 1
-    hi = _bo.MAX_ROLLS - 1
-    while hi > lo and t[k, hi] == 0:
-        hi -= 1
-    return lo, hi
 
 
 @njit(**INNER)
@@ -372,36 +361,52 @@ def _os_sum(ta, ka, tb, kb, strict):
     total, then the last (32 - i - strict) % 4 products one by one (its loop vectorised
     with SSE; equal to gnubg.evaluate bit for bit, tests/test_gnubg_weights.py).
 
-    Zero entries add exact zeros, so only the non-zero spans of both rows are visited
-    (a distribution has about ten): the same sum, 2 us -> 0.2 us a position."""
-    lo_a, hi_a = _span(ta, ka)
-    lo_b, hi_b = _span(tb, kb)
+    Zero entries add exact zeros, so the loops stop at the non-zero spans of the rows (a
+    distribution has about ten). Written with while loops and called from one place: a
+    first version (range loops, a call for each of the three sums and one in the race
+    backgammons) added about 2.3 s to the networks' first compile, this one about 1.3 s
+    (user time, 2-core AMD EPYC)."""
+    last = _bo.MAX_ROLLS - 1
+    hi_a = last
+    while hi_a > 0 and ta[ka, hi_a] == 0:
+        hi_a -= 1
+    lo_b = 0
+    while lo_b < last and tb[kb, lo_b] == 0:
+        lo_b += 1
+    hi_b = last
+    while hi_b > lo_b and tb[kb, hi_b] == 0:
+        hi_b -= 1
     r = np.float32(0.0)
-    for i in range(lo_a, hi_a + 1):
-        if ta[ka, i] == 0:
-            continue
+    i = 0
+    while i <= hi_a:
         x = np.float32(ta[ka, i]) * INV_65535
         s = i + strict
-        end = s + ((_bo.MAX_ROLLS - s) // 4) * 4          # end of the vector blocks
+        end = s + ((last + 1 - s) & ~3)                 # end of the vector blocks
         l0 = np.float32(0.0)
         l1 = np.float32(0.0)
         l2 = np.float32(0.0)
         l3 = np.float32(0.0)
-        for j in range(max(s, lo_b), min(end, hi_b + 1)):
+        j = max(s, lo_b)
+        while j <= hi_b:
             v = x * (np.float32(tb[kb, j]) * INV_65535)
-            lane = (j - s) & 3
-            if lane == 0:
-                l0 += v
-            elif lane == 1:
-                l1 += v
-            elif lane == 2:
-                l2 += v
+            if j >= end:
+                if j == end:
+                    r += (l0 + l2) + (l1 + l3)
+                r += v
             else:
-                l3 += v
-        if end > s:
+                lane = (j - s) & 3
+                if lane == 0:
+                    l0 += v
+                elif lane == 1:
+                    l1 += v
+                elif lane == 2:
+                    l2 += v
+                else:
+                    l3 += v
+            j += 1
+        if end > s and j <= end:
             r += (l0 + l2) + (l1 + l3)
-        for j in range(max(end, lo_b), hi_b + 1):
-            r += x * (np.float32(tb[kb, j]) * INV_65535)
+        i += 1
     return r
 
 
@@ -414,7 +419,6 @@ def _eval_bearoff1_1x(gb, bo, out):
     binom, os_, gd = bo.binom, bo.one_sided, bo.gammon_dist
     n_opp = bearoff_index(gb[0], binom)
     n = bearoff_index(gb[1], binom)
-    out[OUT_WIN] = _os_sum(os_, n, os_, n_opp, 0)
     on0 = 0
     on1 = 0
     for i in range(25):
@@ -424,11 +428,21 @@ def _eval_bearoff1_1x(gb, bo, out):
     # side, which has checkers, cannot be off before it, so that gammon is 0.
     out[OUT_WG] = 0.0
     out[OUT_LG] = 0.0
-    if on0 == CHECKERS or on1 == CHECKERS:
-        if n_opp >= _bo.N_GAMMON_LIMIT:
-            out[OUT_WG] = _os_sum(os_, n, gd, n_opp - _bo.N_GAMMON_LIMIT, 0)
-        if n >= _bo.N_GAMMON_LIMIT:
-            out[OUT_LG] = _os_sum(os_, n_opp, gd, n - _bo.N_GAMMON_LIMIT, 1)
+    gammons = on0 == CHECKERS or on1 == CHECKERS
+    lim = _bo.N_GAMMON_LIMIT
+    # One call site for the three sums (each call site is optimised and compiled again in
+    # every kernel above it: three cost 2 s more on the networks' first call)
+    for q in range(3):
+        ka, tb, kb = n, os_, n_opp                      # q 0: win
+        if q == 1:                                      # win gammon
+            if not gammons or n_opp < lim:
+                continue
+            tb, kb = gd, n_opp - lim
+        elif q == 2:                                    # lose gammon
+            if not gammons or n < lim:
+                continue
+            ka, tb, kb = n_opp, gd, n - lim
+        out[q + (q == 2)] = _os_sum(os_, ka, tb, kb, q == 2)
     out[OUT_WBG] = 0.0
     out[OUT_LBG] = 0.0
 
@@ -439,7 +453,8 @@ def race_bg_prob(gb, side, binom, os_, rbg, dummy, mode):
     arrays come one by one (binomials, one-sided distributions, race-backgammon table):
     passing the whole tuple of tables cost 0.05 us a race position in reference counting.
     More than six checkers to save: a one-sided race, its win chance gnubg-nn's or (mode
-    EVAL_GNUBG) GNU Backgammon 1.x's float sum."""
+    EVAL_GNUBG) without its overflow: GNU Backgammon 1.x's float sum, within its float32
+    rounding (:func:`_os_sum` there cost a second copy of it in the kernels' compile)."""
     men_home = 0
     for i in range(6):
         men_home += gb[side, i]
@@ -474,10 +489,7 @@ def race_bg_prob(gb, side, binom, os_, rbg, dummy, mode):
     # More than six checkers to save: the escape as a one-sided bear-off race.
     n_opp = bearoff_index(dummy[0], binom)
     n = bearoff_index(dummy[1], binom)
-    if mode == EVAL_GNUBG:
-        win = _os_sum(os_, n, os_, n_opp, 0)
-    else:
-        win = np.float32(_one_sided_win(n, n_opp, os_))
+    win = np.float32(_one_sided_win(n, n_opp, os_, mode != EVAL_GNUBG))
     return win if side == 1 else np.float32(np.float64(1.0) - win)
 
 
@@ -731,18 +743,6 @@ def _sanity_check_1x(gb, out, binom, os_):
                 out[i] = 0.0
 
 
-@njit(**INNER)
-def _refine(gb, k, mode, out, binom, os_, rbg, dummy):
-    """The rules after net ``k``'s outputs: the race refinements, then the sanity check
-    (the evaluation ``mode``'s: the two differ in races only)."""
-    if k == NET_RACE:
-        _race_improvement(gb, out, binom, os_, rbg, dummy, mode)
-        if mode == EVAL_GNUBG:
-            _sanity_check_1x(gb, out, binom, os_)
-            return
-    sanity_check(gb, out)
-
-
 # Candidates scored per block by :func:`scores` (their probabilities kept in the scratch).
 ROWS_PER_CALL = 256
 
@@ -803,7 +803,12 @@ def evaluate_gb(gb, net, bo, scr):
         k = _net_of(pc, net.n_in)
         n_nz = inputs_into(net.ifunc[k], gb, inp, scr.nz)
         forward(net, k, inp, scr.nz, n_nz, hidden, out)
-        _refine(gb, k, net.mode, out, bo.binom, bo.one_sided, bo.race_bg, dummy)
+        if k == NET_RACE:
+            race_improvement(gb, out, bo, dummy, net.mode)
+        if k == NET_RACE and net.mode == EVAL_GNUBG:
+            _sanity_check_1x(gb, out, bo.binom, bo.one_sided)
+        else:
+            sanity_check(gb, out)
     return pc
 
 
@@ -839,7 +844,12 @@ def _flush(k, rows, swapped, net, bo, scr, probs):
         for o in range(N_OUT):
             out[o] = rsum[o, s]
         _load_gb(rows, i, swapped, gb)
-        _refine(gb, k, net.mode, out, binom, os_, rbg, dummy)
+        if k == NET_RACE:
+            _race_improvement(gb, out, binom, os_, rbg, dummy, net.mode)
+        if k == NET_RACE and net.mode == EVAL_GNUBG:
+            _sanity_check_1x(gb, out, binom, os_)
+        else:
+            sanity_check(gb, out)
         for o in range(N_OUT):
             probs[i, o] = out[o]
     fill[k] = 0
