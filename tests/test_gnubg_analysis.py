@@ -4,10 +4,12 @@ tests/reference/gnubg_analysis.py), both with GNU Backgammon's weights file.
 
 Per move, the equity lost and the luck are read from the SGF file GNU Backgammon saves
 (``A[played][candidates...]``: each candidate's score; ``LU[luck]``); per player, the
-totals from its ``show statistics match``. The issue's tolerances: the equity loss within
-0.002 on at least 95% of the moves, the per-player totals within 5%. The files: GNU
-Backgammon's own 3-point match, three 5-point matches of fastbg's and a money session of
-four games (cubeful money play).
+totals from its ``show statistics match``. fastbg evaluates with GNU Backgammon 1.x's
+evaluation (the weights file's default, ``evaluation="gnubg"``), so the two agree to
+float32 rounding (docs/analysis.md section 3: every equity loss within 5.3e-6, the luck
+within 1e-5 on 99.6% of the moves and 1e-4 on all; the issue asked 0.002 on 95% of the
+moves and the totals within 5%). The files: GNU Backgammon's own 3-point match, three
+5-point matches of fastbg's and a money session of four games (cubeful money play).
 """
 import importlib.util
 import json
@@ -53,6 +55,7 @@ def compared(tmp_path_factory):
     spec = importlib.util.find_spec("gnubg")
     weights = pathlib.Path(spec.submodule_search_locations[0]) / "data" / "gnubg.weights"
     net = fastbg.gnubg_net(path=weights)
+    assert net.evaluation == "gnubg"
     theirs = json.loads(out.read_text())["analysed"]
     return [(fastbg.analyse(p, net=net), t) for p, t in zip(paths, theirs)]
 
@@ -91,8 +94,9 @@ def test_move_losses_and_luck_agree(compared):
         lucks += [m.luck - luck for m, (_, _, luck) in zip(ours.moves, got) if luck is not None]
     losses, lucks = np.abs(losses), np.abs(lucks)
     assert len(losses) > 500
-    assert np.mean(losses <= 0.002) >= 0.95
-    assert np.mean(lucks <= 0.002) >= 0.95
+    assert losses.max() <= 2e-5                   # measured 5.3e-6
+    assert np.mean(lucks <= 1e-5) >= 0.99         # measured 99.6%
+    assert lucks.max() <= 5e-4                    # measured 1.0e-4
 
 
 def test_player_totals_agree(compared):
@@ -102,5 +106,6 @@ def test_player_totals_agree(compared):
         luck = statistic(text, "Luck total EMG")
         for p in (0, 1):
             pl = ours.players[p]
-            assert pl.error_total_emg == pytest.approx(errors[p], rel=0.05, abs=0.005)
-            assert pl.luck_total_emg == pytest.approx(luck[p], rel=0.05, abs=0.005)
+            # GNU Backgammon prints three decimals (measured: within 0.0005)
+            assert pl.error_total_emg == pytest.approx(errors[p], rel=1e-3, abs=2e-3)
+            assert pl.luck_total_emg == pytest.approx(luck[p], rel=1e-3, abs=2e-3)

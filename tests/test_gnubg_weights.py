@@ -5,20 +5,25 @@ The oracle is the ``gnubg`` package (the GNU Backgammon engine as a Python modul
 once for the whole module in a child process (the module can crash when its process exits)
 on seeded positions of every class.
 
-The three weights files hold the same numbers, so fastbg's evaluation is the one that
-equals gnubg-nn's. GNU Backgammon 1.x evaluates some positions with other code than
-gnubg-nn (docs/engine.md section 6 has the measured differences):
+The three weights files hold the same numbers. GNU Backgammon's own files get GNU
+Backgammon 1.x's evaluation by default (``evaluation="gnubg"``), which these tests compare
+with ``gnubg.evaluate`` class by class; ``evaluation="gnubg-nn"`` is gnubg-nn's (the
+default for gnubg-nn's file). The two differ (docs/engine.md section 6):
 
-* contact and crashed: the same, up to float32 rounding: gnubg's SIMD network code sums
-  the outputs in vector lanes and computes the sigmoid in another order of operations;
-* race: its SanityCheck adds "certain win / loss / gammon" and "gammon impossible" rules
+* contact and crashed: the same; against gnubg up to float32 rounding: gnubg's SIMD
+  network code sums the outputs in vector lanes and computes the sigmoid in another order
+  of operations;
+* race: 1.x's SanityCheck adds "certain win / loss / gammon" and "gammon impossible" rules
   (from the crossings left and the one-sided bear-off database's longest bear-off) and
-  keeps gammon chances below 1e-4 outside contact: :func:`gnubg_race_rules` applies them
-  to fastbg's output, which then equals gnubg's;
-* one-sided bear-off: no SanityCheck at all, win chances summed in float (gnubg-nn's 32-bit
-  integer products overflow for long bear-offs) and gammons from the gammon distributions
-  of gnubg_os0.bd (gnubg-nn: its first-checker-off heuristic): :func:`gnubg_one_sided`
-  re-computes them from the gnubg package's own database file.
+  keeps gammon chances below 1e-4 outside contact; gnubg-nn's raceImprovement has a
+  certain-gammon rule 1.x lacks. :func:`gnubg_race_rules` is 1.x's rules in Python, the
+  slow reference of the kernels' (applied to the gnubg-nn evaluation's output);
+* one-sided bear-off: 1.x runs no SanityCheck, sums the win chances in float (gnubg-nn's
+  32-bit integer products overflow for long bear-offs) and takes gammons from the gammon
+  distributions of gnubg_os0.bd (gnubg-nn: its first-checker-off heuristic), which fastbg
+  computes itself (:func:`fastbg.evaluators.bearoff_kernels.gammon_dist_table`);
+  :func:`gnubg_one_sided` re-computes 1.x's values in float64 from the gnubg package's
+  own database file.
 """
 import importlib.util
 import os
@@ -74,12 +79,18 @@ os._exit(0)                                      # skip the module's crash-prone
 
 @pytest.fixture(scope="module")
 def net():
-    return fastbg.gnubg_net(TEXT)
+    return fastbg.gnubg_net(TEXT)                     # GNU Backgammon 1.x's evaluation
 
 
 @pytest.fixture(scope="module")
-def evaluated(net, tmp_path_factory):
-    """{name: (boards, fastbg probs, fastbg classes, gnubg probs, gnubg classes)}."""
+def nn_net():
+    return fastbg.gnubg_net(TEXT, evaluation="gnubg-nn")
+
+
+@pytest.fixture(scope="module")
+def evaluated(net, nn_net, tmp_path_factory):
+    """{name: (boards, fastbg probs, fastbg classes, gnubg probs, gnubg classes, fastbg's
+    gnubg-nn evaluation's probs)}."""
     sets = {"game": selfplay_positions(3000, seed=31), "crashed": crashed_positions(1500, seed=32),
             "race": race_positions(3000, seed=33), "bearoff": bearoff_positions(3000, seed=34),
             "bearoff6": bearoff_positions(800, seed=35, most=6), "over": finished_positions()}
@@ -89,20 +100,21 @@ def evaluated(net, tmp_path_factory):
     subprocess.run([sys.executable, "-c", CHILD, str(tmp / "rows.npy"), str(tmp / "out.npz")],
                    check=True, timeout=300, capture_output=True)
     out = np.load(tmp / "out.npz")
-    probs, classes = net(boards), net.classes(boards)
+    probs, classes, nn_probs = net(boards), net.classes(boards), nn_net(boards)
     ref = out["probs"][:, :5]
     ref_classes = np.array([GNUBG_CLASS.get(int(c), -1) for c in out["classes"]])
     result, lo = {}, 0
     for name, b in sets.items():
         hi = lo + len(b)
-        result[name] = (b, probs[lo:hi], classes[lo:hi], ref[lo:hi], ref_classes[lo:hi])
+        result[name] = (b, probs[lo:hi], classes[lo:hi], ref[lo:hi], ref_classes[lo:hi],
+                        nn_probs[lo:hi])
         lo = hi
     return result
 
 
 def _of_class(evaluated, cls):
-    parts = [tuple(a[c == cls] for a in (b, p, c, r, rc))
-             for b, p, c, r, rc in evaluated.values()]
+    """(boards, probs, classes, gnubg probs, gnubg classes, gnubg-nn probs) of class cls."""
+    parts = [tuple(a[row[2] == cls] for a in row) for row in evaluated.values()]
     return tuple(np.concatenate(x) for x in zip(*parts))
 
 
@@ -119,13 +131,14 @@ def test_text_binary_and_gnubg_nn_hold_the_same_nets():
     assert text.version == binary.version == "1.01"
     for a, b in zip(text.arrays, binary.arrays):
         np.testing.assert_array_equal(a, b)
+    assert text.arrays.mode == binary.arrays.mode == kg.EVAL_GNUBG
     np.testing.assert_array_equal(text.arrays.ifunc, [kg.IF_RACE, kg.IF_STD250, kg.IF_CONTACT250])
     np.testing.assert_array_equal(text.arrays.n_in, [214, 250, 250])
     nn_data = nets._package_data("gnubg_nn")
     if nn_data is not None:               # gnubg-nn's variant: the same version 1.01 nets
         nn = nets.load_weights(nn_data / nets.WEIGHTS_NAME)
-        assert nn.format == "gnubg-nn"
-        for a, b in zip(text.arrays, nn.arrays):
+        assert nn.format == "gnubg-nn" and nn.arrays.mode == kg.EVAL_GNUBG_NN
+        for a, b in zip(text.arrays[:-1], nn.arrays[:-1]):    # all but the evaluation
             np.testing.assert_array_equal(a, b)
 
 
@@ -204,7 +217,7 @@ def test_damaged_text_files(tmp_path):
 # ---------------------------------------------------------------- evaluations vs gnubg
 
 def test_classes_equal_gnubg(evaluated):
-    for name, (b, _p, classes, _r, ref_classes) in evaluated.items():
+    for name, (b, _p, classes, _r, ref_classes, _n) in evaluated.items():
         np.testing.assert_array_equal(classes, ref_classes, err_msg=name)
     game = evaluated["game"][2]
     for cls in (kg.C_CONTACT, kg.C_CRASHED, kg.C_RACE, kg.C_BEAROFF1):
@@ -213,18 +226,20 @@ def test_classes_equal_gnubg(evaluated):
 
 @pytest.mark.parametrize("cls", [kg.C_CONTACT, kg.C_CRASHED])
 def test_networks_equal_gnubg(evaluated, cls):
-    boards, probs, _, ref, _ = _of_class(evaluated, cls)
+    boards, probs, _, ref, _, nn = _of_class(evaluated, cls)
     assert len(boards) > 1000
     diff = np.abs(probs - ref)
     assert diff.max() <= SIMD_TOL, _worst(diff, boards)
+    np.testing.assert_array_equal(probs, nn)                  # the evaluations agree here
 
 
 @pytest.mark.parametrize("cls", [kg.C_OVER, kg.C_BEAROFF2])
 def test_finished_and_two_sided_equal_gnubg(evaluated, cls):
-    boards, probs, _, ref, _ = _of_class(evaluated, cls)
+    boards, probs, _, ref, _, nn = _of_class(evaluated, cls)
     assert len(boards) >= 8
     diff = np.abs(probs - ref)
     assert diff.max() <= TABLE_TOL, _worst(diff, boards)
+    np.testing.assert_array_equal(probs, nn)
 
 
 def _tables():
@@ -287,22 +302,38 @@ def gnubg_nn_certain_gammon(gb):
     return max((men[side] + 1) // 2, (pips + 2) // 3) < 1 + cross // 4 + side
 
 
-def test_race_equals_gnubg_with_its_sanity_rules(evaluated):
-    boards, probs, _, ref, _ = _of_class(evaluated, kg.C_RACE)
+def test_race_equals_gnubg(evaluated):
+    """GNU Backgammon 1.x's evaluation of races equals gnubg.evaluate up to its SIMD
+    network's rounding; gnubg-nn's differs (its rules)."""
+    boards, probs, _, ref, _, nn = _of_class(evaluated, kg.C_RACE)
     assert len(boards) > 2000
+    diff = np.abs(probs - ref)
+    assert diff.max() <= SIMD_TOL, _worst(diff, boards)
+    assert np.abs(nn - ref).max() > 0.01                      # gnubg-nn's evaluation: 0.014
+
+
+def test_race_rules_reference(evaluated):
+    """The kernels' 1.x race rules against their Python model: gnubg-nn's evaluation of a
+    race with :func:`gnubg_race_rules` applied is the 1.x evaluation, bit for bit in most
+    positions, but where gnubg-nn has zeroed a gammon chance below 1e-4 (1.x keeps it),
+    called a gammon certain (1.x has no such rule; its network all but agrees) or clipped
+    a gammon chance to a win chance that 1.x's rules then replace by 0 or 1."""
+    boards, probs, _, ref, _, nn = _of_class(evaluated, kg.C_RACE)
     binom, one = _tables()
     rows = _gnubg_rows(boards)
     model = np.array([gnubg_race_rules(r, p.astype(np.float32), binom, one)
-                      for r, p in zip(rows, probs)], np.float64)
-    diff = np.abs(model - ref)
-    diff[(model == 0) & (ref < NOISE)] = 0.0                  # gnubg keeps tiny gammons
+                      for r, p in zip(rows, nn)], np.float64)
+    diff = np.abs(model - probs)
+    diff[(model == 0) & (probs < NOISE)] = 0.0                # 1.x keeps tiny gammons
     certain = np.array([gnubg_nn_certain_gammon(r) for r in rows])
-    assert diff[~certain].max() <= SIMD_TOL, _worst(diff[~certain], boards[~certain])
-    # gnubg-nn's certain gammons: GNU Backgammon's network (and rules) all but agree.
     assert certain.sum() > 20
+    assert diff[~certain].max() <= SIMD_TOL, _worst(diff[~certain], boards[~certain])
+    assert (diff[~certain].max(axis=1) == 0).mean() > 0.99
     assert diff[certain].max() <= 1e-3, _worst(diff[certain], boards[certain])
-    changed = np.abs(probs - model).max(axis=1) > SIMD_TOL
+    changed = np.abs(nn - model).max(axis=1) > SIMD_TOL
     assert changed.sum() > 100                                # the rules matter here
+    kept = (nn[:, 1:] == 0) & (probs[:, 1:] > 0)
+    assert kept.sum() > 10                                    # and the tiny gammons
 
 
 def _one_sided_file(path):
@@ -344,25 +375,89 @@ def _products_wrap(mine, theirs):
     return bool((mine * top >= 2 ** 31).any())
 
 
-def test_one_sided_bearoff(evaluated):
-    """gnubg's one-sided bear-off values are its own database's (fastbg's tables equal its
-    win distributions); fastbg's win chances equal them, its gammons are gnubg-nn's."""
-    boards, probs, _, ref, _ = _of_class(evaluated, kg.C_BEAROFF1)
+def test_gammon_distributions_equal_gnubg_file():
+    """fastbg's gammon distributions (rolls to bear off the first checker) are those of
+    the gnubg package's gnubg_os0.bd, entry for entry; the positions with fewer than 15
+    checkers it does not store have the first checker off (0 rolls) there too."""
+    win, gam = _one_sided_file(DATA / "gnubg_os0.bd")
+    gam = np.round(gam * 65535).astype(np.int64)
+    tabs = bearoff_mod.tables()
+    lim = kbo.N_GAMMON_LIMIT
+    assert tabs.gammon_dist.shape == (kbo.N_ONE_SIDED - lim, 32)
+    np.testing.assert_array_equal(tabs.gammon_dist, gam[lim:])
+    assert (gam[:lim, 0] == 65535).all() and (gam[:lim, 1:] == 0).all()
+    np.testing.assert_array_equal(tabs.gammon_dist.sum(axis=1), 65535)
+    # All 15 on the ace point: the first checker is off on the first roll.
+    assert tabs.gammon_dist[kbo.position_index(np.array([15, 0, 0, 0, 0, 0]), kbo.BINOM)
+                            - lim, 1] == 65535
+
+
+def test_one_sided_bearoff_equals_gnubg(evaluated):
+    """GNU Backgammon 1.x's one-sided bear-offs: fastbg's equal gnubg.evaluate (bit for
+    bit on x86-64: the same float32 sums in its compiled order) and the float64 model
+    from gnubg's own database file; gnubg-nn's evaluation differs in its gammons."""
+    boards, probs, _, ref, _, nn = _of_class(evaluated, kg.C_BEAROFF1)
     assert len(boards) > 2000
+    diff = np.abs(probs - ref)
+    assert diff.max() <= TABLE_TOL, _worst(diff, boards)
     binom = kbo.BINOM
     win, gam = _one_sided_file(DATA / "gnubg_os0.bd")
-    np.testing.assert_array_equal(np.round(win * 65535), bearoff_mod.tables()[1])
     rows = _gnubg_rows(boards)
     model = np.array([gnubg_one_sided(r, win, gam, binom) for r in rows])
-    diff = np.abs(model - ref)
-    assert diff.max() <= TABLE_TOL, _worst(diff, boards)       # the explanation holds
-    # Win chances: fastbg's equal gnubg's but where gnubg-nn's integer sum overflows
-    # (fastbg, as gnubg-nn, then says a certain win).
+    mdiff = np.abs(model - probs)
+    assert mdiff.max() <= TABLE_TOL, _worst(mdiff, boards)
+    assert (probs[:, 0] > 1.0).any()                          # 1.x's float sums, unclipped
+    # gnubg-nn's evaluation: the same win chances but where gnubg-nn's integer sum
+    # overflows (it then says a certain win); gammons from its first-checker-off estimate.
     one = bearoff_mod.tables()[1]
     wrap = np.array([_products_wrap(one[_index(r[1])], one[_index(r[0])]) for r in rows])
-    assert np.abs(probs[~wrap, 0] - ref[~wrap, 0]).max() <= TABLE_TOL
-    assert (probs[wrap, 0] == 1.0).all()
-    # Gammons: gnubg-nn's first-checker-off estimate against the gammon distributions.
-    gdiff = np.abs(probs[:, [1, 3]] - ref[:, [1, 3]])
+    assert np.abs(nn[~wrap, 0] - ref[~wrap, 0]).max() <= TABLE_TOL
+    assert (nn[wrap, 0] == 1.0).all()
+    gdiff = np.abs(nn[:, [1, 3]] - ref[:, [1, 3]])
     assert (gdiff > TABLE_TOL).any()                          # they are other numbers
-    assert gdiff.max() < 2e-4, _worst(gdiff, boards)         # measured: 1e-4
+    assert gdiff.max() < 2e-4, _worst(gdiff, boards)         # measured: 9.6e-5
+
+
+# ---------------------------------------------------------------- choosing the evaluation
+
+def test_evaluation_follows_the_format_and_can_be_chosen(tmp_path):
+    for path in (TEXT, BINARY, DATA):
+        net = fastbg.gnubg_net(path)
+        assert net.evaluation == "gnubg" and net.arrays.mode == kg.EVAL_GNUBG
+    nn = fastbg.gnubg_net(TEXT, evaluation="gnubg-nn")
+    assert nn.evaluation == "gnubg-nn" and nn.arrays.mode == kg.EVAL_GNUBG_NN
+    assert "evaluation 'gnubg-nn'" in repr(nn)
+    # One arrays object per evaluation (the game kernels compare sets of nets by identity).
+    assert fastbg.gnubg_net(TEXT, evaluation="gnubg-nn").arrays is nn.arrays
+    assert fastbg.gnubg_net(TEXT).arrays is fastbg.gnubg_net(TEXT, evaluation="gnubg").arrays
+    assert nn.arrays.w1 is fastbg.gnubg_net(TEXT).arrays.w1
+    nn_data = nets._package_data("gnubg_nn")
+    if nn_data is not None:
+        own = fastbg.gnubg_net(nn_data / nets.WEIGHTS_NAME)
+        assert own.evaluation == "gnubg-nn"
+        assert fastbg.gnubg_net(nn_data / nets.WEIGHTS_NAME, evaluation="gnubg").evaluation \
+            == "gnubg"
+        boards = np.concatenate([selfplay_positions(300, seed=36),
+                                 race_positions(300, seed=37), bearoff_positions(300, seed=38)])
+        np.testing.assert_array_equal(own(boards), nn(boards))   # same nets, same evaluation
+
+
+@pytest.mark.parametrize("bad", ["gnubg1", "GNUBG", "", "nn", 1, True, ("gnubg",)])
+def test_bad_evaluation(bad):
+    with pytest.raises(ValueError, match="evaluation must be 'gnubg'"):
+        fastbg.gnubg_net(TEXT, evaluation=bad)
+    with pytest.raises(ValueError, match="evaluation must be 'gnubg'"):
+        nets.GnubgNet(nets.load_weights(TEXT), evaluation=bad)
+
+
+def test_single_position_kernel_equals_batch_kernel(net):
+    """The one-position path (:func:`evaluate_board`, the plug-in and nets of other widths)
+    and the plug-in's narrow tables give the batch kernel's values in 1.x's evaluation."""
+    boards = np.concatenate([race_positions(400, seed=39), bearoff_positions(400, seed=40),
+                             selfplay_positions(100, seed=41)])
+    batch = net(boards)
+    one = np.empty(5)
+    scr = kg.new_scratch()
+    for b, p in zip(boards, batch):
+        kg.evaluate_board(b, net.arrays, net.bearoff, scr, one)
+        np.testing.assert_array_equal(one, p)

@@ -2,13 +2,13 @@
 
 :func:`tables` returns the tuple the kernels of :mod:`fastbg.evaluators.net_kernels` take:
 ``(binomials, one-sided, two-sided, first-checker-off, race backgammon, race backgammon
-present)``; see :mod:`fastbg.evaluators.bearoff_kernels` for what each holds and how it is built.
+present, gammon distributions)``; see :mod:`fastbg.evaluators.bearoff_kernels` for what each holds and how it is built.
 They take a few seconds to compute, so the result is kept in a cache file
 (``$FASTBG_CACHE`` or ``~/.cache/fastbg``) and read back on later runs; a damaged or
 foreign file is recomputed.
 
-The one-sided and two-sided tables equal GNU Backgammon's ``gnubg_os0.bd`` and
-``gnubg_ts0.bd`` entry for entry (:func:`read_gnubg_one_sided` and
+The one-sided (win and gammon distributions) and two-sided tables equal GNU Backgammon's
+``gnubg_os0.bd`` and ``gnubg_ts0.bd`` entry for entry (:func:`read_gnubg_one_sided` and
 :func:`read_gnubg_two_sided` read those files, for the tests).
 """
 import functools
@@ -21,7 +21,7 @@ import numpy as np
 
 from fastbg.evaluators import bearoff_kernels as _bo
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2           # 2: the gammon distributions
 _LOCK = threading.Lock()
 
 
@@ -37,13 +37,14 @@ def _cache_file():
     return _cache_dir() / f"bearoff-v{CACHE_VERSION}.npz"
 
 
-_NAMES = ("one_sided", "two_sided", "gammon", "race_bg", "race_bg_ok")
+_NAMES = ("one_sided", "two_sided", "gammon", "race_bg", "race_bg_ok", "gammon_dist")
 _SHAPES = {"one_sided": (_bo.N_ONE_SIDED, _bo.MAX_ROLLS), "two_sided": (924, 924),
-           "gammon": (_bo.N_ONE_SIDED, 4), "race_bg": (924, _bo.RBG_ROLLS), "race_bg_ok": (924,)}
+           "gammon": (_bo.N_ONE_SIDED, 4), "race_bg": (924, _bo.RBG_ROLLS), "race_bg_ok": (924,),
+           "gammon_dist": (_bo.N_ONE_SIDED - _bo.N_GAMMON_LIMIT, _bo.MAX_ROLLS)}
 
 
 def compute():
-    """Compute the four tables (a few seconds). Returns a dict of arrays."""
+    """Compute the tables (a few seconds). Returns a dict of arrays."""
     binom = _bo.BINOM
     positions = _bo.all_positions(binom)
     one = _bo.one_sided_table(positions, binom)
@@ -51,8 +52,9 @@ def compute():
     two = _bo.two_sided_table(succ, count)
     gam = _bo.gammon_table(positions, binom)
     rbg, ok = race_bg_table(positions)
+    gdist = _bo.gammon_dist_table(positions, binom)
     return {"one_sided": one, "two_sided": two, "gammon": gam, "race_bg": rbg,
-            "race_bg_ok": ok}
+            "race_bg_ok": ok, "gammon_dist": gdist}
 
 
 @functools.lru_cache(maxsize=1)
@@ -81,12 +83,14 @@ def _load():
 def tables():
     """The kernels' bear-off tables, a :class:`fastbg.evaluators.net_kernels.Bearoff`
     (binomials, one-sided int64 (54264, 32), two-sided uint16 (924, 924), first-checker-off
-    int64 (54264, 4), race backgammon int64 (924, 5), its presence bool (924,))."""
+    int64 (54264, 4), race backgammon int64 (924, 5), its presence bool (924,), gammon
+    distributions int64 (15504, 32) of the 15-checker positions)."""
     from fastbg.evaluators.net_kernels import Bearoff
     d = _load()
     return Bearoff(_bo.BINOM, d["one_sided"].astype(np.int64),
                    np.ascontiguousarray(d["two_sided"]), d["gammon"].astype(np.int64),
-                   d["race_bg"].astype(np.int64), d["race_bg_ok"].astype(np.bool_))
+                   d["race_bg"].astype(np.int64), d["race_bg_ok"].astype(np.bool_),
+                   d["gammon_dist"].astype(np.int64))
 
 
 # ---- race backgammon table (exact rational DP, small: 462 positions) ------------------

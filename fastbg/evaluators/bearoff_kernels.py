@@ -6,7 +6,7 @@ bear-off index (:func:`position_index`), a combinatorial number system in which 
 positions with at most n checkers come first: indices below ``n_positions(n)`` =
 C(6 + n, 6) (924 for six checkers, 38,760 for 14, 54,264 for all 15).
 
-Four tables, each filled by a kernel here (the wrapper in :mod:`fastbg.evaluators.bearoff` caches them):
+Five tables, each filled by a kernel here (the wrapper in :mod:`fastbg.evaluators.bearoff` caches them):
 
 * :func:`one_sided_table` (54,264 x 32, uint16): ``p[i]`` = 65535 x the probability of
   bearing off every checker in exactly ``i`` rolls, playing each roll to minimise the
@@ -22,6 +22,13 @@ Four tables, each filled by a kernel here (the wrapper in :mod:`fastbg.evaluator
   1..6: the number of dice sequences (out of 36, 36^2, 36^3, 36^4) in which the first
   checker comes off on roll 1, 2, 3, 4, playing to bear off a checker soonest (GNU
   Backgammon's ``makegm``, the table behind ``getBearoffGammonProbs``).
+* :func:`gammon_dist_table` (15,504 x 32, uint16), for the positions with all 15 checkers
+  (indices from ``N_GAMMON_LIMIT``): ``p[i]`` = 65535 x the probability that the first
+  checker comes off in exactly ``i`` rolls, playing each roll to minimise the expected
+  number of rolls to do so (chosen apart from the move that bears off soonest): the
+  gammon distributions of ``gnubg_os0.bd``, entry for entry, from makebearoff's recursion
+  and rounding. A position with fewer than 15 checkers has the distribution ``p[0]`` =
+  65535 (the first checker is off); it is not stored.
 * :func:`race_bg_table` (924 x 5, int64): for up to six checkers that must leave the
   opponent's home board to save a backgammon (``c[k]`` checkers k + 1 pips from leaving,
   ``c[5]`` = 0), the number of dice sequences (out of 36^(j+1)) in which the last one
@@ -359,3 +366,52 @@ def gammon_table(positions, binom):
 @njit(cache=True)
 def _avg(p):
     return p[0] * (36 * 36 * 36) + 2 * p[1] * (36 * 36) + 3 * p[2] * 36 + 4 * p[3]
+
+
+@njit(cache=True)
+def gammon_dist_table(positions, binom):
+    """The gammon distributions (15,504, 32) uint16 of the 15-checker positions (row
+    ``index - N_GAMMON_LIMIT``; see the module docstring).
+
+    As the win distributions of :func:`one_sided_table`, but each roll takes the result
+    with the fewest expected rolls to the first checker off (the first such in move order);
+    a result with fewer than 15 checkers has its first checker off (0 rolls), then the
+    same rounding: the sum over the 21 rolls shifted one roll, divided by 36 rounding
+    half up, the excess over 65535 taken from the most likely entry."""
+    n = positions.shape[0]
+    table = np.zeros((n - N_GAMMON_LIMIT, MAX_ROLLS), np.int64)
+    acc = np.zeros(MAX_ROLLS, np.int64)
+    found = np.zeros(MAX_SUCC, np.int64)
+    scr = new_move_scratch()
+    for p in range(N_GAMMON_LIMIT, n):
+        for i in range(MAX_ROLLS):
+            acc[i] = 0
+        for r in range(21):
+            k = os_moves(positions[p], ROLLS[r, 0], ROLLS[r, 1], found, scr, binom)
+            best = -1
+            best_rolls = np.int64(0xFFFFFFFF)
+            for m in range(k):
+                j = found[m]
+                rolls = 0                       # a checker is off: 0 rolls to go
+                if j >= N_GAMMON_LIMIT:
+                    for i in range(1, MAX_ROLLS):
+                        rolls += i * table[j - N_GAMMON_LIMIT, i]
+                if rolls < best_rolls:
+                    best_rolls = rolls
+                    best = j
+            w = 1 if ROLLS[r, 0] == ROLLS[r, 1] else 2
+            if best < N_GAMMON_LIMIT:
+                acc[1] += w * 0xFFFF
+            else:
+                for i in range(MAX_ROLLS - 1):
+                    acc[i + 1] += w * table[best - N_GAMMON_LIMIT, i]
+        row = table[p - N_GAMMON_LIMIT]
+        total = 0
+        mode = 0
+        for i in range(MAX_ROLLS):
+            row[i] = (acc[i] + 18) // 36
+            total += row[i]
+            if row[i] > row[mode]:
+                mode = i
+        row[mode] -= total - 0xFFFF
+    return table.astype(np.uint16)

@@ -28,6 +28,22 @@ description:
 * **Sanity check** (gnubg's ``SanityCheck``): impossible gammons/backgammons zeroed,
   probabilities clipped into order, gammon probabilities below 1e-4 set to 0.
 
+That is gnubg-nn's evaluation (``net.mode`` EVAL_GNUBG_NN). With ``net.mode`` EVAL_GNUBG
+the kernels evaluate as GNU Backgammon 1.x's ``eval.c`` and ``bearoff.c`` do instead (the
+same networks, inputs and tables; docs/engine.md section 6):
+
+* **Race**: the backgammon chances as above but no certain-gammon rule, then 1.x's
+  SanityCheck (:func:`_sanity_check_1x`), which adds certain win, loss and gammon and
+  "gammon impossible" rules from the crossings left and the longest bear-off, and keeps
+  gammon chances below 1e-4 outside contact.
+* **One-sided bear-off** (:func:`_eval_bearoff1_1x`): win and gammon chances summed in
+  float32 from the win distributions and the gammon distributions (rolls to the first
+  checker off, :func:`fastbg.evaluators.bearoff_kernels.gammon_dist_table`), in the order
+  of GNU Backgammon's compiled loops (:func:`_os_sum`); no sanity check (1.x runs none on
+  bear-off databases: a win chance may exceed 1 by a float32 rounding, as there).
+
+Contact, crashed, two-sided bear-off and finished games are the same in both.
+
 Outputs are float32 values widened to float64: (win, win gammon, win backgammon,
 lose gammon, lose backgammon) for the side on roll, cumulative.
 
@@ -62,6 +78,9 @@ from fastbg.evaluators.input_kernels import (  # noqa: F401  (re-exported: tests
 
 # Position classes (gnubg's positionclass order).
 C_OVER, C_BEAROFF2, C_BEAROFF1, C_RACE, C_CRASHED, C_CONTACT = range(6)
+# Evaluations (``net.mode``): gnubg-nn's eval.c, or GNU Backgammon 1.x's.
+EVAL_GNUBG_NN, EVAL_GNUBG = 0, 1
+EVALUATIONS = {"gnubg-nn": EVAL_GNUBG_NN, "gnubg": EVAL_GNUBG}
 # Nets, in the arrays of ``net``.
 NET_RACE, NET_CRASHED, NET_CONTACT = range(3)
 N_NETS = 3
@@ -73,23 +92,28 @@ MAX_INPUTS = 250
 N_OUT = 5
 OUT_WIN, OUT_WG, OUT_WBG, OUT_LG, OUT_LBG = range(5)
 
-Net = namedtuple("Net", "w1 b1 w2 b2 beta n_in n_hid ifunc")
+Net = namedtuple("Net", "w1 b1 w2 b2 beta n_in n_hid ifunc mode")
 Net.__doc__ = """The weights of the three nets (index NET_*), padded to the largest; H hidden units.
 
 w1 float32[3, 250, H] input -> hidden weights; b1 float32[3, H] hidden thresholds;
 w2 float32[3, 5, H] hidden -> output weights; b2 float32[3, 5] output thresholds;
 beta float32[3, 2] (hidden, output) sigmoid scales; n_in int64[3] inputs of each net
 (0: absent, e.g. no crashed net); n_hid int64[3] its hidden units; ifunc int64[3] its
-input function (IF_*). Built by :func:`fastbg.evaluators.nets.load_weights`."""
+input function (IF_*); mode int64 the evaluation, EVAL_GNUBG_NN or EVAL_GNUBG (a runtime
+flag: both are compiled into the same kernels). Built by
+:func:`fastbg.evaluators.nets.load_weights`."""
 
-Bearoff = namedtuple("Bearoff", "binom one_sided two_sided gammon race_bg race_bg_ok")
+Bearoff = namedtuple("Bearoff", "binom one_sided two_sided gammon race_bg race_bg_ok "
+                     "gammon_dist")
 Bearoff.__doc__ = """The bear-off tables (:func:`fastbg.evaluators.bearoff.tables`).
 
 binom int64[.., ..] binomials of the position index; one_sided int64[54264, 32] gnubg's
 one-sided distributions (x 65535); two_sided uint16[924, 924] two-sided equities;
 gammon int64[54264, 4] first-checker-off distributions; race_bg int64[924, 5] race
-backgammon table; race_bg_ok bool[924] its presence. (The ``probs_kernel`` plug-in keeps
-narrower integer types: one_sided uint16, gammon int32.)"""
+backgammon table; race_bg_ok bool[924] its presence; gammon_dist int64[15504, 32] the
+gammon distributions (x 65535) of the 15-checker positions, row index - N_GAMMON_LIMIT
+(GNU Backgammon 1.x's evaluation). (The ``probs_kernel`` plug-in keeps narrower integer
+types: one_sided and gammon_dist uint16, gammon int32.)"""
 
 NetScratch = namedtuple("NetScratch", "inp hidden out gb dummy nz ht slot fill rsum res cls")
 NetScratch.__doc__ = """Per-thread scratch of the evaluation (:func:`new_scratch`).
@@ -277,7 +301,7 @@ INT32_LIMIT = 1 << 31
 
 
 @njit(**INNER)
-def _one_sided_win(n, n_opp, os_):
+def _one_sided_win(n, n_opp, os_, wraps):
     """P(the side on roll, index n, finishes no later than the other, index n_opp), as
     gnubg's EvalBearoff1Full computes it: the sum over i <= j of 16-bit products
     p_n[i] p_opp[j], each a C ``int``, into an unsigned 64-bit total.
@@ -286,7 +310,8 @@ def _one_sided_win(n, n_opp, os_):
     the total below zero, i.e. huge: gnubg then returns a value far above 1 (its sanity
     check clips it to a certain win). Here: suffix sums for the exact total, suffix
     maxima to detect a wrap, which returns 2.0 (every use of the value only compares it
-    with 0 and 1, then clips it)."""
+    with 0 and 1, then clips it). Without ``wraps`` (GNU Backgammon 1.x, whose float sum
+    does not overflow) the exact value."""
     x = np.int64(0)
     suffix = np.int64(0)
     top = np.int64(0)
@@ -300,7 +325,7 @@ def _one_sided_win(n, n_opp, os_):
         x += a * suffix
         if a * top >= INT32_LIMIT:
             wrap = True
-    if wrap:
+    if wrap and wraps:
         return 2.0
     return np.float64(x) / (65535.0 * 65535.0)
 
@@ -320,14 +345,116 @@ def eval_bearoff1(gb, bo, out):
         out[OUT_LG] = 0.0
     out[OUT_WBG] = 0.0
     out[OUT_LBG] = 0.0
-    out[OUT_WIN] = _one_sided_win(n, n_opp, os_)
+    out[OUT_WIN] = _one_sided_win(n, n_opp, os_, True)
+
+
+# GNU Backgammon 1.x's 1 / 65535 (its compiler multiplies by the float32 reciprocal).
+INV_65535 = np.float32(1.0) / np.float32(65535.0)
+
+
+@njit(**INNER)
+def _os_sum(ta, ka, tb, kb, strict):
+    """GNU Backgammon 1.x's float32 sum over i and j >= i + strict of a[i] b[j], where
+    a = ta[ka] / 65535 and b = tb[kb] / 65535 (distributions of 32 rolls), in the order of
+    its compiled BearoffEvalOneSided: for each i, the products of the j from i + strict in
+    blocks of four add up in four lanes, the lanes reduce as (l0 + l2) + (l1 + l3) into the
+    total, then the last (32 - i - strict) % 4 products one by one (its loop vectorised
+    with SSE; equal to gnubg.evaluate bit for bit, tests/test_gnubg_weights.py).
+
+    Zero entries add exact zeros, so the loops stop at the non-zero spans of the rows (a
+    distribution has about ten). Written with while loops and called from one place: a
+    first version (range loops, a call for each of the three sums and one in the race
+    backgammons) added about 2.3 s to the networks' first compile, this one about 1.3 s
+    (user time, 2-core AMD EPYC)."""
+    last = _bo.MAX_ROLLS - 1
+    hi_a = last
+    while hi_a > 0 and ta[ka, hi_a] == 0:
+        hi_a -= 1
+    lo_b = 0
+    while lo_b < last and tb[kb, lo_b] == 0:
+        lo_b += 1
+    hi_b = last
+    while hi_b > lo_b and tb[kb, hi_b] == 0:
+        hi_b -= 1
+    r = np.float32(0.0)
+    i = 0
+    while i <= hi_a:
+        x = np.float32(ta[ka, i]) * INV_65535
+        s = i + strict
+        end = s + ((last + 1 - s) & ~3)                 # end of the vector blocks
+        l0 = np.float32(0.0)
+        l1 = np.float32(0.0)
+        l2 = np.float32(0.0)
+        l3 = np.float32(0.0)
+        j = max(s, lo_b)
+        while j <= hi_b:
+            v = x * (np.float32(tb[kb, j]) * INV_65535)
+            if j >= end:
+                if j == end:
+                    r += (l0 + l2) + (l1 + l3)
+                r += v
+            else:
+                lane = (j - s) & 3
+                if lane == 0:
+                    l0 += v
+                elif lane == 1:
+                    l1 += v
+                elif lane == 2:
+                    l2 += v
+                else:
+                    l3 += v
+            j += 1
+        if end > s and j <= end:
+            r += (l0 + l2) + (l1 + l3)
+        i += 1
+    return r
+
+
+@njit(**INNER)
+def _eval_bearoff1_1x(gb, bo, out):
+    """GNU Backgammon 1.x's one-sided bear-off (BearoffEvalOneSided with the gammon
+    distributions): the side on roll wins when it is off in no more rolls than the other,
+    wins a gammon when it is off before the other's first checker, loses one when the
+    other is off before its own first checker; no backgammons."""
+    binom, os_, gd = bo.binom, bo.one_sided, bo.gammon_dist
+    n_opp = bearoff_index(gb[0], binom)
+    n = bearoff_index(gb[1], binom)
+    on0 = 0
+    on1 = 0
+    for i in range(25):
+        on0 += gb[0, i]
+        on1 += gb[1, i]
+    # A side with fewer than 15 checkers has its first checker off (roll 0): the other
+    # side, which has checkers, cannot be off before it, so that gammon is 0.
+    out[OUT_WG] = 0.0
+    out[OUT_LG] = 0.0
+    gammons = on0 == CHECKERS or on1 == CHECKERS
+    lim = _bo.N_GAMMON_LIMIT
+    # One call site for the three sums (each call site is optimised and compiled again in
+    # every kernel above it: three cost 2 s more on the networks' first call)
+    for q in range(3):
+        ka, tb, kb = n, os_, n_opp                      # q 0: win
+        if q == 1:                                      # win gammon
+            if not gammons or n_opp < lim:
+                continue
+            tb, kb = gd, n_opp - lim
+        elif q == 2:                                    # lose gammon
+            if not gammons or n < lim:
+                continue
+            ka, tb, kb = n_opp, gd, n - lim
+        out[q + (q == 2)] = _os_sum(os_, ka, tb, kb, q == 2)
+    out[OUT_WBG] = 0.0
+    out[OUT_LBG] = 0.0
 
 
 @njit(**HOT)
-def race_bg_prob(gb, side, binom, os_, rbg, dummy):
+def race_bg_prob(gb, side, binom, os_, rbg, dummy, mode):
     """gnubg's raceBGprob: P(``side`` wins a backgammon) in a race (float32). The bear-off
     arrays come one by one (binomials, one-sided distributions, race-backgammon table):
-    passing the whole tuple of tables cost 0.05 us a race position in reference counting."""
+    passing the whole tuple of tables cost 0.05 us a race position in reference counting.
+    More than six checkers to save: a one-sided race, its win chance gnubg-nn's or (mode
+    EVAL_GNUBG) without its overflow: GNU Backgammon 1.x's float sum, within its float32
+    rounding (:func:`_os_sum` there cost a second copy of it in the kernels' compile)."""
     men_home = 0
     for i in range(6):
         men_home += gb[side, i]
@@ -362,7 +489,7 @@ def race_bg_prob(gb, side, binom, os_, rbg, dummy):
     # More than six checkers to save: the escape as a one-sided bear-off race.
     n_opp = bearoff_index(dummy[0], binom)
     n = bearoff_index(dummy[1], binom)
-    win = np.float32(_one_sided_win(n, n_opp, os_))
+    win = np.float32(_one_sided_win(n, n_opp, os_, mode != EVAL_GNUBG))
     return win if side == 1 else np.float32(np.float64(1.0) - win)
 
 
@@ -374,14 +501,16 @@ def _cdiv(a, b):
 
 
 @njit(**HOT)
-def race_improvement(gb, out, bo, dummy):
-    """gnubg's raceImprovement: exact race backgammons, certain gammons."""
-    _race_improvement(gb, out, bo.binom, bo.one_sided, bo.race_bg, dummy)
+def race_improvement(gb, out, bo, dummy, mode):
+    """gnubg's raceImprovement: exact race backgammons, certain gammons (mode EVAL_GNUBG:
+    GNU Backgammon 1.x's EvalRaceBG, the backgammons alone)."""
+    _race_improvement(gb, out, bo.binom, bo.one_sided, bo.race_bg, dummy, mode)
 
 
 @njit(**INNER)
-def _race_improvement(gb, out, binom, os_, rbg, dummy):
-    """gnubg's raceImprovement: exact race backgammons, certain gammons."""
+def _race_improvement(gb, out, binom, os_, rbg, dummy, mode):
+    """gnubg's raceImprovement: exact race backgammons, certain gammons (mode EVAL_GNUBG:
+    GNU Backgammon 1.x's EvalRaceBG, the backgammons alone)."""
     men0 = 0
     men1 = 0
     for i in range(22, -1, -1):
@@ -403,7 +532,7 @@ def _race_improvement(gb, out, binom, os_, rbg, dummy):
                 break
     if bg_possible or obg_possible:
         side = 1 if bg_possible else 0
-        pr = race_bg_prob(gb, side, binom, os_, rbg, dummy)
+        pr = race_bg_prob(gb, side, binom, os_, rbg, dummy, mode)
         if pr > 0.0:
             if side == 1:
                 out[OUT_WBG] = pr
@@ -418,7 +547,7 @@ def _race_improvement(gb, out, binom, os_, rbg, dummy):
                 out[OUT_WBG] = 0.0
             else:
                 out[OUT_LBG] = 0.0
-    if g_possible or og_possible:
+    if (g_possible or og_possible) and mode != EVAL_GNUBG:
         side = 1 if g_possible else 0
         tot_pip = 0
         for i in range(23):
@@ -521,6 +650,99 @@ def sanity_check(gb, out):
             out[i] = 0.0
 
 
+@njit(**INNER)
+def _crossings(gb, side):
+    """GNU Backgammon 1.x's SanityCheck counts of ``side``: (checkers, back point, home
+    board crossings left, 1 + crossings left to its home board's edge); a checker in
+    quarter q (points 1-6 q = 0 ... bar q = 4) counts q + 1 and q."""
+    n = 0
+    back = 0
+    cross = 0
+    gcross = 1
+    for i in range(25):
+        c = gb[side, i]
+        if c:
+            back = i
+            n += c
+            q = min(i // 6, 4)
+            cross += (q + 1) * c
+            gcross += q * c
+    return n, back, cross, gcross
+
+
+@njit(**INNER)
+def _max_turns(gb, side, binom, os_):
+    """GNU Backgammon 1.x's MaxTurns: the most rolls the bear-off of ``side`` (all on
+    points 1..6) can take, the last non-zero roll of its distribution (-1: none)."""
+    k = bearoff_index(gb[side], binom)
+    for i in range(_bo.MAX_ROLLS - 1, -1, -1):
+        if os_[k, i]:
+            return i
+    return -1
+
+
+@njit(**INNER)
+def _sanity_check_1x(gb, out, binom, os_):
+    """GNU Backgammon 1.x's SanityCheck, in float32 as there. Outside contact it adds to
+    :func:`sanity_check`'s rules: a certain win when the side on roll's crossings fit in
+    four a turn before the other's longest bear-off (a side not yet home: two turns a
+    crossing), a certain loss the other way, certain gammon and "gammon impossible" rules
+    from the crossings to the home board's edge; and it keeps gammon chances below 1e-4
+    (it zeroes them in contact only)."""
+    if out[OUT_WIN] < 0.0:
+        out[OUT_WIN] = 0.0
+    elif out[OUT_WIN] > 1.0:
+        out[OUT_WIN] = 1.0
+    ac0, back0, cross0, gcross0 = _crossings(gb, np.int64(0))
+    ac1, back1, cross1, gcross1 = _crossings(gb, np.int64(1))
+    contact = back0 + back1 >= 24
+    turns0 = 0
+    turns1 = 0
+    if not contact:
+        turns0 = _max_turns(gb, np.int64(0), binom, os_) if back0 < 6 else 2 * cross0
+        turns1 = _max_turns(gb, np.int64(1), binom, os_) if back1 < 6 else 2 * cross1
+        if turns1 == 0:
+            turns1 = 1
+        if cross0 > 4 * (turns1 - 1):
+            out[OUT_WIN] = 1.0                          # certain win
+    if ac0 < CHECKERS:
+        out[OUT_WG] = 0.0
+        out[OUT_WBG] = 0.0
+    elif not contact:
+        if cross1 > 8 * gcross0:
+            out[OUT_WG] = 0.0                           # gammon impossible
+        elif gcross0 > 4 * (turns1 - 1):
+            out[OUT_WG] = 1.0                           # certain gammon
+        if back0 < 18:
+            out[OUT_WBG] = 0.0
+    if not contact and cross1 > 4 * turns0:
+        out[OUT_WIN] = 0.0                              # certain loss
+    if ac1 < CHECKERS:
+        out[OUT_LG] = 0.0
+        out[OUT_LBG] = 0.0
+    elif not contact:
+        if cross0 > 8 * gcross1 - 4:
+            out[OUT_LG] = 0.0
+        elif gcross1 > 4 * turns0:
+            out[OUT_LG] = 1.0
+        if back1 < 18:
+            out[OUT_LBG] = 0.0
+    if out[OUT_WG] > out[OUT_WIN]:
+        out[OUT_WG] = out[OUT_WIN]
+    lose = np.float32(1.0) - np.float32(out[OUT_WIN])
+    if out[OUT_LG] > lose:
+        out[OUT_LG] = lose
+    if out[OUT_WBG] > out[OUT_WG]:
+        out[OUT_WBG] = out[OUT_WG]
+    if out[OUT_LBG] > out[OUT_LG]:
+        out[OUT_LBG] = out[OUT_LG]
+    if contact:
+        noise = np.float32(1 / 10000.0)
+        for i in range(1, 5):
+            if out[i] < noise:
+                out[i] = 0.0
+
+
 # Candidates scored per block by :func:`scores` (their probabilities kept in the scratch).
 ROWS_PER_CALL = 256
 
@@ -552,17 +774,22 @@ def new_scratch():
 
 
 @njit(**INNER)
-def _evaluate_table(gb, pc, bo, out):
+def _evaluate_table(gb, pc, mode, bo, out):
     """Probabilities of a finished game or a bear-off position (class ``pc`` at most
-    C_BEAROFF1) from the rules and the bear-off tables, before the sanity check."""
+    C_BEAROFF1) from the rules and the bear-off tables, then gnubg-nn's sanity check
+    (GNU Backgammon 1.x, ``mode`` EVAL_GNUBG, checks none of these)."""
     if pc == C_OVER:
         for i in range(N_OUT):
             out[i] = 0.0
         eval_over(gb, out)
     elif pc == C_BEAROFF2:
         eval_bearoff2(gb, bo, out)
+    elif mode == EVAL_GNUBG:
+        _eval_bearoff1_1x(gb, bo, out)
     else:
         eval_bearoff1(gb, bo, out)
+    if mode != EVAL_GNUBG:
+        sanity_check(gb, out)
 
 
 @njit(**HOT)
@@ -571,14 +798,17 @@ def evaluate_gb(gb, net, bo, scr):
     inp, hidden, out, dummy = scr.inp, scr.hidden, scr.out, scr.dummy
     pc = classify(gb, bo.binom)
     if pc <= C_BEAROFF1:
-        _evaluate_table(gb, pc, bo, out)
+        _evaluate_table(gb, pc, net.mode, bo, out)
     else:
         k = _net_of(pc, net.n_in)
         n_nz = inputs_into(net.ifunc[k], gb, inp, scr.nz)
         forward(net, k, inp, scr.nz, n_nz, hidden, out)
         if k == NET_RACE:
-            race_improvement(gb, out, bo, dummy)
-    sanity_check(gb, out)
+            race_improvement(gb, out, bo, dummy, net.mode)
+        if k == NET_RACE and net.mode == EVAL_GNUBG:
+            _sanity_check_1x(gb, out, bo.binom, bo.one_sided)
+        else:
+            sanity_check(gb, out)
     return pc
 
 
@@ -615,8 +845,11 @@ def _flush(k, rows, swapped, net, bo, scr, probs):
             out[o] = rsum[o, s]
         _load_gb(rows, i, swapped, gb)
         if k == NET_RACE:
-            _race_improvement(gb, out, binom, os_, rbg, dummy)
-        sanity_check(gb, out)
+            _race_improvement(gb, out, binom, os_, rbg, dummy, net.mode)
+        if k == NET_RACE and net.mode == EVAL_GNUBG:
+            _sanity_check_1x(gb, out, binom, os_)
+        else:
+            sanity_check(gb, out)
         for o in range(N_OUT):
             probs[i, o] = out[o]
     fill[k] = 0
@@ -664,8 +897,7 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
         pc = classify(gb, binom)
         classes[i] = pc
         if pc <= C_BEAROFF1:
-            _evaluate_table(gb, pc, bo, out)
-            sanity_check(gb, out)
+            _evaluate_table(gb, pc, net.mode, bo, out)
             for o in range(N_OUT):
                 probs[i, o] = out[o]
             continue

@@ -4,6 +4,9 @@
 returns a :class:`GnubgNet`: 0-ply cubeless probabilities for the player on roll, equal to
 ``gnubg_nn.probabilities(board, 0)`` (the same classes, inputs, float32 arithmetic and
 bear-off tables; see :mod:`fastbg.evaluators.net_kernels`), batched over boards and threads.
+With GNU Backgammon's own weights files the evaluation is GNU Backgammon 1.x's instead
+(``evaluation="gnubg"``: its race sanity rules and one-sided bear-offs; equal to
+``gnubg.evaluate`` at 0-ply); ``gnubg_net(..., evaluation=...)`` chooses either.
 
 fastbg does not ship the weights. They come from an installed ``gnubg-nn`` package
 (``pip install 'fastbg[gnubg]'``), from GNU Backgammon itself (the ``gnubg`` package,
@@ -30,9 +33,10 @@ Weights formats, told apart by content (docs/engine.md section 6 compares the ev
   float32 weights in the text file's order.
 
 The weights of version 1.01 are the same numbers in all three files (tests/test_gnubg_weights.py).
+Each format has its engine's evaluation by default (:data:`FORMAT_EVALUATION`).
 """
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +71,8 @@ CLASS_NAMES = ("over", "bearoff2", "bearoff1", "race", "crashed", "contact")
 BINARY_MAGIC = np.float32(472.3782)
 _BINARY_HEADER = 6          # int32 inputs, hidden, outputs, trained; float32 two betas
 TEXT_HEAD = "GNU Backgammon "
+# The evaluation each weights format gets by default: its engine's.
+FORMAT_EVALUATION = {"gnubg-nn": "gnubg-nn", "gnubg": "gnubg", "gnubg-binary": "gnubg"}
 
 
 class WeightsError(ValueError):
@@ -82,15 +88,33 @@ class Weights:
     inputs int64 (3,), hidden int64 (3,), input function int64 (3,)), nets in the order
     race, crashed, contact (a missing crashed net has 0 inputs: contact is used).
     ``format``: ``"gnubg-nn"`` (text, each net named), ``"gnubg"`` (GNU Backgammon's own
-    text file) or ``"gnubg-binary"`` (its ``gnubg.wd``). ``prune``: the small pruning nets
-    (:class:`fastbg.evaluators.prune_kernels.PruneNet`) when the file has all three, else
-    None (the pruned look-ahead needs them).
+    text file) or ``"gnubg-binary"`` (its ``gnubg.wd``). ``arrays.mode`` is the format's
+    evaluation (:data:`FORMAT_EVALUATION`); :meth:`arrays_for` gives the other's.
+    ``prune``: the small pruning nets (:class:`fastbg.evaluators.prune_kernels.PruneNet`)
+    when the file has all three, else None (the pruned look-ahead needs them).
     """
     path: str
     version: str
     arrays: tuple
     format: str = "gnubg-nn"
     prune: tuple = None
+    _variants: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def evaluation(self):
+        """The evaluation of this file's engine: ``"gnubg-nn"`` or ``"gnubg"``."""
+        return FORMAT_EVALUATION[self.format]
+
+    def arrays_for(self, evaluation):
+        """The kernels' arrays with ``evaluation`` (``"gnubg-nn"`` or ``"gnubg"``): the same
+        weights, one object per evaluation (the game kernels tell sets of nets apart by
+        identity)."""
+        mode = _k.EVALUATIONS[evaluation]
+        if mode == self.arrays.mode:
+            return self.arrays
+        if mode not in self._variants:
+            self._variants[mode] = self.arrays._replace(mode=np.int64(mode))
+        return self._variants[mode]
 
 
 def _package_data(name):
@@ -152,7 +176,8 @@ def load_weights(path=None):
         version, nets, fmt = _read_text(p, data)
     main = [n for n in nets if not n[0].startswith("prune ")]
     prune = [(n[0][len("prune "):],) + n[1:] for n in nets if n[0].startswith("prune ")]
-    return Weights(str(p), version, _assemble(p, main), fmt, _assemble_prune(p, prune))
+    return Weights(str(p), version, _assemble(p, main, _k.EVALUATIONS[FORMAT_EVALUATION[fmt]]),
+                   fmt, _assemble_prune(p, prune))
 
 
 def _binary_order(data):
@@ -298,10 +323,11 @@ def _read_text(p, data):
     return version, nets, "gnubg-nn"
 
 
-def _assemble(p, nets):
+def _assemble(p, nets, mode):
     """The kernels' arrays (:class:`fastbg.evaluators.net_kernels.Net`) of the named nets
     ``(kind, input function, inputs, hidden, outputs, beta hidden, beta output, values,
-    where)``, each checked against what its input function needs."""
+    where)``, each checked against what its input function needs, with evaluation
+    ``mode`` (EVAL_*)."""
     found = {}
     for kind, ifunc, n_in, n_hid, n_out, beta_h, beta_o, vals, where in nets:
         if ifunc not in _k.INPUT_FUNCS:
@@ -340,7 +366,7 @@ def _assemble(p, nets):
         n_in[k] = h.shape[0]
         n_hid[k] = h.shape[1]
         ifunc[k] = code
-    return _k.Net(w1, b1, w2, b2, beta, n_in, n_hid, ifunc)
+    return _k.Net(w1, b1, w2, b2, beta, n_in, n_hid, ifunc, np.int64(mode))
 
 
 def _assemble_prune(p, nets):
@@ -380,19 +406,22 @@ class GnubgNet:
     """GNU Backgammon's 0-ply evaluator: ``net(boards)`` is :meth:`probabilities`.
 
     Boards are interchange boards (26,) or (n, 26), player on roll. ``threads`` defaults
-    to every numba thread. Usable wherever fastbg takes a probability evaluator (rollout
-    truncation and variance reduction), as a bot (:meth:`bot`, or ``"gnubg"`` by name) and
-    as a cube strategy (:meth:`cube`).
+    to every numba thread. ``evaluation``: ``"gnubg-nn"`` (gnubg-nn's evaluation) or
+    ``"gnubg"`` (GNU Backgammon 1.x's), default the weights file's own
+    (:attr:`Weights.evaluation`). Usable wherever fastbg takes a probability evaluator
+    (rollout truncation and variance reduction), as a bot (:meth:`bot`, or ``"gnubg"`` by
+    name) and as a cube strategy (:meth:`cube`).
     """
 
     name = "gnubg"
 
-    def __init__(self, weights, threads=None):
+    def __init__(self, weights, threads=None, evaluation=None):
         if threads is not None:
             resolve_threads(threads)
         self.weights = weights
         self.threads = threads
-        self.arrays = weights.arrays
+        self.evaluation = check_evaluation(evaluation) or weights.evaluation
+        self.arrays = weights.arrays_for(self.evaluation)
         self.bearoff = _bearoff.tables()
         self._probs_kernel = None
         # gnubg's nets are 128 wide: the vector kernel; other widths: the plain one. (A
@@ -401,7 +430,8 @@ class GnubgNet:
         self._fast = _k.all_fast(self.arrays)
 
     def __repr__(self):
-        return f"GnubgNet({self.weights.path!r}, version {self.weights.version!r})"
+        return (f"GnubgNet({self.weights.path!r}, version {self.weights.version!r}, "
+                f"evaluation {self.evaluation!r})")
 
     def _run(self, boards):
         b = validate(boards)
@@ -448,7 +478,8 @@ class GnubgNet:
         gammon, lose backgammon for the player on roll (gammons include backgammons).
 
         ``ply`` 0..3: GNU Backgammon's n-ply look-ahead (docs/engine.md section 1), equal to
-        ``gnubg_nn.probabilities(board, ply)``; 0 is the network itself."""
+        ``gnubg_nn.probabilities(board, ply)``; 0 is the network itself (with evaluation
+        ``"gnubg"``, ``gnubg.evaluate`` at 0 plies)."""
         if check_ply(ply):
             return nply_probabilities(self, boards, ply, self.threads)
         b, probs, _ = self._run(boards)
@@ -528,8 +559,9 @@ def _make_probs_kernel(arrays, bearoff):
     """An njit ``probs(board, out)`` closed over one net (its arrays become constants;
     the bear-off tables in their narrowest integer types to keep them small)."""
     from numba import njit
-    binom, one, two, gam, rbg, ok = bearoff
-    tabs = _k.Bearoff(binom, one.astype(np.uint16), two, gam.astype(np.int32), rbg, ok)
+    binom, one, two, gam, rbg, ok, gdist = bearoff
+    tabs = _k.Bearoff(binom, one.astype(np.uint16), two, gam.astype(np.int32), rbg, ok,
+                      gdist.astype(np.uint16))
     net = arrays
     evaluate = _k.evaluate_board
     new_scratch = _k.new_scratch
@@ -565,7 +597,16 @@ class GnubgBot:
 _DEFAULT = {}
 
 
-def gnubg_net(path=None, threads=None):
+def check_evaluation(evaluation):
+    """``evaluation`` checked: None, ``"gnubg-nn"`` or ``"gnubg"``; else a ValueError."""
+    if evaluation is None or (isinstance(evaluation, str) and evaluation in _k.EVALUATIONS):
+        return evaluation
+    raise ValueError(f"evaluation must be 'gnubg' (GNU Backgammon 1.x's evaluation) or "
+                     f"'gnubg-nn' (gnubg-nn's), or None for the weights file's own; "
+                     f"got {evaluation!r}")
+
+
+def gnubg_net(path=None, threads=None, evaluation=None):
     """GNU Backgammon's networks as a :class:`GnubgNet`.
 
     ``path``: a weights file (gnubg-nn's or GNU Backgammon's ``gnubg.weights``, or its
@@ -574,13 +615,21 @@ def gnubg_net(path=None, threads=None):
     there are none, :class:`WeightsError` (a ValueError) for a damaged file. Nets read
     from the same file are shared between calls.
 
+    ``evaluation``: the code around the networks (docs/engine.md section 6).
+    ``"gnubg-nn"``: gnubg-nn's, equal to ``gnubg_nn.probabilities``; ``"gnubg"``: GNU
+    Backgammon 1.x's, equal to ``gnubg.evaluate`` (its race sanity rules, one-sided
+    bear-offs from the win and gammon distributions). Default: the weights file's engine's
+    (gnubg-nn's file: ``"gnubg-nn"``; GNU Backgammon's ``gnubg.weights`` or ``gnubg.wd``:
+    ``"gnubg"``). Anything else raises a ValueError.
+
     >>> import fastbg
     >>> net = fastbg.gnubg_net()                                   # doctest: +SKIP
     >>> net(fastbg.START).round(3)                                 # doctest: +SKIP
     array([0.521, 0.154, 0.008, 0.13 , 0.007])
     """
+    check_evaluation(evaluation)
     p = str(_resolve_path(path).resolve())
     w = _DEFAULT.get(p)
     if w is None:
         w = _DEFAULT[p] = load_weights(p)
-    return GnubgNet(w, threads=threads)
+    return GnubgNet(w, threads=threads, evaluation=evaluation)

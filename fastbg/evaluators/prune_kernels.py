@@ -23,10 +23,10 @@ from numba import njit
 from fastbg.evaluators.input_kernels import BASE_INPUTS
 from fastbg.constants import BAR, CHECKERS, OPP_BAR
 from fastbg.evaluators import simd as _simd
-from fastbg.evaluators.net_kernels import (C_CONTACT, C_CRASHED, C_RACE, MAX_INPUTS, N_OUT,
-                                           OUT_LBG, OUT_LG, OUT_WBG, OUT_WG, OUT_WIN, SIG_E,
-                                           SIG_HI, SIG_LO, _load_gb, classify, race_improvement,
-                                           sanity_check, sigmoid)
+from fastbg.evaluators.net_kernels import (C_CONTACT, C_CRASHED, C_RACE, EVAL_GNUBG, MAX_INPUTS,
+                                           N_OUT, OUT_LBG, OUT_LG, OUT_WBG, OUT_WG, OUT_WIN, SIG_E,
+                                           SIG_HI, SIG_LO, _load_gb, _sanity_check_1x, classify,
+                                           race_improvement, sigmoid)
 from fastbg.jit import HOT, INNER
 
 PRUNE_INPUTS = BASE_INPUTS
@@ -200,7 +200,8 @@ def prune_rows(rows, lo, hi, swapped, pnet, bo, scr, probs, classes):
     other classes are left as they were: the search scores them with the full evaluation).
 
     As GNU Backgammon's pruning step: the net of the position's class on its base inputs,
-    the race backgammon refinement in races and the sanity check. The hidden sums come
+    in races its backgammon refinement (EvalRaceBG) and its own sanity check (GNU
+    Backgammon 1.x's, whatever the weights: pruning is its), else the sanity check. The hidden sums come
     straight from the board: each point's share (``pnet.enc``: its checkers' base inputs
     times the weights) added in gnubg's input order, no input vector; the class of a
     position in contact from the sides' counts (others, and the race rules, through the
@@ -228,8 +229,9 @@ def prune_rows(rows, lo, hi, swapped, pnet, bo, scr, probs, classes):
         _simd.hidden_sums_16(pnet.enc[k], pnet.b1[k], pnet.ones, nz, N_ROWS, h)
         _finish(k, h, pnet, out)
         if pc == C_RACE:
-            race_improvement(gb, out, bo, dummy)
-            sanity_check(gb, out)
+            # GNU Backgammon's pruning step: EvalRaceBG and its own SanityCheck
+            race_improvement(gb, out, bo, dummy, EVAL_GNUBG)
+            _sanity_check_1x(gb, out, bo.binom, bo.one_sided)
         else:
             _sanity_of_counts(out, counts[0], counts[2], counts[1], counts[3])
         for o in range(N_OUT):

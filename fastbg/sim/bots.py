@@ -218,6 +218,6 @@ def gnubg_tables(bots):
     if not nets:
         return None, None
     if any(n.arrays is not nets[0].arrays for n in nets[1:]):
-        raise ValueError("both bots use GNU Backgammon's networks with different weights; "
-                         "a run takes one set of networks")
+        raise ValueError("both bots use GNU Backgammon's networks with different weights "
+                         "or evaluations; a run takes one set of networks")
     return nets[0].arrays, nets[0].bearoff
