@@ -620,6 +620,13 @@ def sanity_check(gb, out):
         if gb[1, i]:
             back1 = i
             ac1 += gb[1, i]
+    sanity_of_counts(out, ac0, ac1, back0, back1)
+
+
+@njit(**INNER)
+def sanity_of_counts(out, ac0, ac1, back0, back1):
+    """:func:`sanity_check` from the sides' checkers on the board (ac0: the side not on
+    roll's) and back points, without the board (the pruning nets' kernel has no board)."""
     contact = back0 + back1 >= 24
     if ac0 < CHECKERS:
         out[OUT_WG] = 0.0

@@ -20,13 +20,13 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from fastbg.evaluators.input_kernels import BASE_INPUTS
-from fastbg.constants import BAR, CHECKERS, OPP_BAR
+from fastbg.constants import BAR, OPP_BAR
 from fastbg.evaluators import simd as _simd
+from fastbg.evaluators.input_kernels import BASE_INPUTS
 from fastbg.evaluators.net_kernels import (C_CONTACT, C_CRASHED, C_RACE, EVAL_GNUBG, MAX_INPUTS,
-                                           N_OUT, OUT_LBG, OUT_LG, OUT_WBG, OUT_WG, OUT_WIN, SIG_E,
-                                           SIG_HI, SIG_LO, _load_gb, _sanity_check_1x, classify,
-                                           race_improvement, sigmoid)
+                                           N_OUT, SIG_E, SIG_HI, SIG_LO, _load_gb,
+                                           _sanity_check_1x, classify, race_improvement,
+                                           sanity_of_counts, sigmoid)
 from fastbg.jit import HOT, INNER
 
 PRUNE_INPUTS = BASE_INPUTS
@@ -149,40 +149,6 @@ def _contact_class(counts):
 
 
 @njit(**INNER)
-def _sanity_of_counts(out, ac0, ac1, back0, back1):
-    """gnubg's SanityCheck (:func:`fastbg.evaluators.net_kernels.sanity_check`) from the
-    sides' checker counts and back points, without its board."""
-    contact = back0 + back1 >= 24
-    if ac0 < CHECKERS:
-        out[OUT_WG] = 0.0
-        out[OUT_WBG] = 0.0
-    elif not contact and back0 < 18:
-        out[OUT_WBG] = 0.0
-    if ac1 < CHECKERS:
-        out[OUT_LG] = 0.0
-        out[OUT_LBG] = 0.0
-    elif not contact and back1 < 18:
-        out[OUT_LBG] = 0.0
-    if out[OUT_WIN] < 0.0:
-        out[OUT_WIN] = 0.0
-    elif out[OUT_WIN] > 1.0:
-        out[OUT_WIN] = 1.0
-    if out[OUT_WG] > out[OUT_WIN]:
-        out[OUT_WG] = out[OUT_WIN]
-    lose = np.float32(1.0 - out[OUT_WIN])
-    if out[OUT_LG] > lose:
-        out[OUT_LG] = lose
-    if out[OUT_WBG] > out[OUT_WG]:
-        out[OUT_WBG] = out[OUT_WG]
-    if out[OUT_LBG] > out[OUT_LG]:
-        out[OUT_LBG] = out[OUT_LG]
-    noise = np.float32(1 / 10000.0)
-    for i in range(1, 5):
-        if out[i] < noise:
-            out[i] = 0.0
-
-
-@njit(**INNER)
 def _finish(k, h, pnet, out):
     """The outputs of pruning net ``k`` from its hidden sums ``h``."""
     _simd.outputs_16_pairwise(h, -pnet.beta[k, 0], SIG_E, SIG_LO, SIG_HI, pnet.w2[k],
@@ -233,6 +199,6 @@ def prune_rows(rows, lo, hi, swapped, pnet, bo, scr, probs, classes):
             race_improvement(gb, out, bo, dummy, EVAL_GNUBG)
             _sanity_check_1x(gb, out, bo.binom, bo.one_sided)
         else:
-            _sanity_of_counts(out, counts[0], counts[2], counts[1], counts[3])
+            sanity_of_counts(out, counts[0], counts[2], counts[1], counts[3])
         for o in range(N_OUT):
             probs[i, o] = out[o]
