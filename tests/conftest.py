@@ -118,7 +118,8 @@ def gnubg_net():
 # hands out whole files (--dist loadfile) in collection order (--no-loadscope-reorder):
 # starting with the long ones leaves short ones for the end, so no worker idles while
 # another finishes a long file. The rest keep their order.
-SLOW_FILES = ("tests/test_gnubgnet.py", "tests/test_rollout.py", "tests/test_cubeful_play.py",
+SLOW_FILES = ("tests/test_gnubgnet.py", "tests/test_rollout.py", "tests/test_engine_bots.py",
+              "tests/test_cubeful_play.py", "tests/test_prune.py",
               "tests/test_interrupts.py", "tests/test_play.py", "tests/test_search.py",
               "tests/test_gnubginputs.py", "tests/test_ray.py", "tests/test_readme.py",
               "tests/test_decision_rollouts.py", "tests/test_notation.py",
