@@ -298,6 +298,21 @@ def _read_text(p, data):
     return version, nets, "gnubg-nn"
 
 
+CACHE_LINE = 64
+
+
+def _zeros_aligned(shape, dtype):
+    """np.zeros(shape, dtype) whose data starts on a 64-byte cache line. The hidden layer
+    loads each weight row as 64-byte vectors: numpy's arrays start 16 bytes into a line,
+    which split every load in two (evaluate_rows on contact positions 1.04-1.05x
+    faster with the weights aligned, one thread, A/B in the same process)."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape))
+    buf = np.zeros(n * dtype.itemsize + CACHE_LINE, np.uint8)
+    off = -buf.ctypes.data % CACHE_LINE
+    return buf[off:off + n * dtype.itemsize].view(dtype).reshape(shape)
+
+
 def _assemble(p, nets):
     """The kernels' arrays (:class:`fastbg.evaluators.net_kernels.Net`) of the named nets
     ``(kind, input function, inputs, hidden, outputs, beta hidden, beta output, values,
@@ -322,9 +337,9 @@ def _assemble(p, nets):
     hid = max(v[0].shape[1] for v in found.values())
     if hid > 256:
         raise WeightsError(f"{p}: nets with more than 256 hidden units are not supported")
-    w1 = np.zeros((_k.N_NETS, _k.MAX_INPUTS, hid), np.float32)
-    b1 = np.zeros((_k.N_NETS, hid), np.float32)
-    w2 = np.zeros((_k.N_NETS, _k.N_OUT, hid), np.float32)
+    w1 = _zeros_aligned((_k.N_NETS, _k.MAX_INPUTS, hid), np.float32)
+    b1 = _zeros_aligned((_k.N_NETS, hid), np.float32)
+    w2 = _zeros_aligned((_k.N_NETS, _k.N_OUT, hid), np.float32)
     b2 = np.zeros((_k.N_NETS, _k.N_OUT), np.float32)
     beta = np.ones((_k.N_NETS, 2), np.float32)
     n_in = np.zeros(_k.N_NETS, np.int64)
@@ -357,9 +372,9 @@ def _assemble_prune(p, nets):
     if set(found) != set(_NET_INDEX):
         return None
     hid = _pk.MAX_PRUNE_HIDDEN
-    w1 = np.zeros((_k.N_NETS, _pk.PRUNE_INPUTS, hid), np.float32)
-    b1 = np.zeros((_k.N_NETS, hid), np.float32)
-    w2 = np.zeros((_k.N_NETS, _k.N_OUT, hid), np.float32)
+    w1 = _zeros_aligned((_k.N_NETS, _pk.PRUNE_INPUTS, hid), np.float32)
+    b1 = _zeros_aligned((_k.N_NETS, hid), np.float32)
+    w2 = _zeros_aligned((_k.N_NETS, _k.N_OUT, hid), np.float32)
     b2 = np.zeros((_k.N_NETS, _k.N_OUT), np.float32)
     beta = np.ones((_k.N_NETS, 2), np.float32)
     n_hid = np.zeros(_k.N_NETS, np.int64)
