@@ -388,7 +388,10 @@ def _assemble_prune(p, nets):
         b2[k] = vals[b + nh:b + nh + _k.N_OUT]
         beta[k] = (beta_h, beta_o)
         n_hid[k] = nh
-    return _pk.PruneNet(w1, b1, w2, b2, beta, n_hid, *_pk.encoding_sums(w1))
+    enc, ones = _pk.encoding_sums(w1)
+    enc_aligned = _zeros_aligned(enc.shape, enc.dtype)   # rows of 16 hidden sums: 64 bytes
+    enc_aligned[...] = enc
+    return _pk.PruneNet(w1, b1, w2, b2, beta, n_hid, enc_aligned, ones)
 
 
 class GnubgNet:
