@@ -203,6 +203,21 @@ def test_python_scratch_has_the_kernels_types():
     assert [a.shape for a in py] == [a.shape for a in jit]
 
 
+def test_weights_start_on_cache_lines(net, tmp_path):
+    """The vector loads of the hidden layer read whole 64-byte lines only when the weight
+    arrays start on one (13% of an evaluation otherwise); a custom weights file too."""
+    arrays, prune = net.weights.arrays, net.weights.prune
+    for a in (arrays.w1, arrays.b1, arrays.w2) + ((prune.w1, prune.enc) if prune else ()):
+        assert a.ctypes.data % 64 == 0 and a.flags.c_contiguous and a.dtype == np.float32
+    custom = fastbg.gnubg_net(_tiny_weights(tmp_path / "tiny.weights")).weights.arrays
+    assert custom.w1.ctypes.data % 64 == 0 and custom.w1.flags.writeable
+    from fastbg.evaluators.nets import _zeros_aligned
+    for shape in ((3, 250, 128), (7,), (2, 3)):
+        z = _zeros_aligned(shape, np.int64)
+        assert z.shape == shape and z.dtype == np.int64 and not z.any()
+        assert z.ctypes.data % 64 == 0
+
+
 def test_sigmoid_matches_gnubg_table():
     for x in (-12.0, -9.99, -3.3, -0.0, 0.0, 0.05, 1.0, 4.2, 9.99, 10.0, 30.0):
         s = kg.sigmoid(np.float32(x))
