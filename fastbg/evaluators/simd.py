@@ -194,33 +194,9 @@ def _lane_sum(builder, v):
     return builder.extract_element(v, ir.Constant(i32, 0))
 
 
-def _gather(builder, table_data, idx):
-    """table_data[idx[lane]] for each lane of the int32 vector ``idx`` (float* table): one
-    ``llvm.masked.gather`` (vgatherdps where the CPU has it, scalar loads elsewhere). A
-    load per lane, each extracted and inserted: sigmoids_to_row 0.094 us a contact
-    position; the gather 0.078 us (one thread, AMD EPYC with AVX-512)."""
-    i32 = ir.IntType(32)
-    i64 = ir.IntType(64)
-    f32 = ir.FloatType()
-    vty = ir.VectorType(f32, LANES)
-    lvty = ir.VectorType(i64, LANES)
-    # Vector of pointers table + 4 idx (llvmlite's gep takes no vector index).
-    base = builder.insert_element(ir.Constant(lvty, ir.Undefined),
-                                  builder.ptrtoint(table_data, i64), ir.Constant(i32, 0))
-    base = builder.shuffle_vector(base, ir.Constant(lvty, ir.Undefined),
-                                  ir.Constant(ir.VectorType(i32, LANES), [0] * LANES))
-    off = builder.mul(builder.sext(idx, lvty), ir.Constant(lvty, [4] * LANES))
-    ptrs = builder.inttoptr(builder.add(base, off), ir.VectorType(table_data.type, LANES))
-    mask = ir.Constant(ir.VectorType(ir.IntType(1), LANES), [1] * LANES)
-    fnty = ir.FunctionType(vty, [ptrs.type, i32, mask.type, vty])
-    fn = cgutils.get_or_insert_function(builder.module, fnty,
-                                        f"llvm.masked.gather.v{LANES}f32.v{LANES}p0")
-    return builder.call(fn, [ptrs, ir.Constant(i32, 4), mask, ir.Constant(vty, ir.Undefined)])
-
-
 def _vector_sigmoid(builder, x, table_data, lo_v, hi_v):
     """gnubg's table sigmoid of a float32 vector ``x``, lane by lane as
-    :func:`fastbg.evaluators.net_kernels.sigmoid` (the table read by :func:`_gather`)."""
+    :func:`fastbg.evaluators.net_kernels.sigmoid` (the table read lane by lane)."""
     i32 = ir.IntType(32)
     i64 = ir.IntType(64)
     f32 = ir.FloatType()
@@ -234,7 +210,11 @@ def _vector_sigmoid(builder, x, table_data, lo_v, hi_v):
     big = builder.fcmp_ordered(">=", ax, ten)
     x1 = builder.fmul(ten, builder.select(big, zero, ax))
     idx = builder.fptosi(x1, ivty)
-    e = _gather(builder, table_data, idx)
+    e = ir.Constant(vty, ir.Undefined)
+    for lane in range(LANES):
+        li = builder.sext(builder.extract_element(idx, ir.Constant(i32, lane)), i64)
+        e = builder.insert_element(e, builder.load(builder.gep(table_data, [li])),
+                                   ir.Constant(i32, lane))
     ten_minus = builder.sitofp(builder.sub(ir.Constant(ivty, [10] * LANES), idx), vty)
     v = builder.fdiv(one, builder.fadd(one, builder.fmul(e, builder.fadd(ten_minus, x1))))
     v = builder.select(neg, builder.fsub(one, v), v)
