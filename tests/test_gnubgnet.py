@@ -218,6 +218,32 @@ def test_weights_start_on_cache_lines(net, tmp_path):
         assert z.ctypes.data % 64 == 0
 
 
+def test_pickled_weights_start_on_cache_lines(net):
+    """An evaluator pickled by value (Ray workers) gets its weights back on cache lines
+    and evaluates as before: here from arrays deliberately 16 bytes into a line."""
+    import pickle
+    from fastbg.evaluators.nets import GnubgNet, Weights
+
+    def off_line(a):
+        buf = np.zeros(a.nbytes + 128, np.uint8)
+        start = -buf.ctypes.data % 64 + 16
+        b = buf[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+        b[...] = a
+        return b
+    w = net.weights
+    shifted = Weights(w.path, w.version, type(w.arrays)(*map(off_line, w.arrays)), w.format,
+                      type(w.prune)(*map(off_line, w.prune)) if w.prune else None)
+    assert shifted.arrays.w1.ctypes.data % 64 == 16
+    back = pickle.loads(pickle.dumps(GnubgNet(shifted)))
+    for a in back.arrays + (back.weights.prune or ()):
+        assert a.dtype != np.float32 or a.ctypes.data % 64 == 0
+    assert back.arrays is back.weights.arrays
+    for a, b in zip(back.arrays + (back.weights.prune or ()), w.arrays + (w.prune or ())):
+        np.testing.assert_array_equal(a, b)
+    boards = game_positions(200, seed=3)
+    np.testing.assert_array_equal(back(boards), net(boards))
+
+
 def test_sigmoid_matches_gnubg_table():
     for x in (-12.0, -9.99, -3.3, -0.0, 0.0, 0.05, 1.0, 4.2, 9.99, 10.0, 30.0):
         s = kg.sigmoid(np.float32(x))

@@ -92,6 +92,27 @@ class Weights:
     format: str = "gnubg-nn"
     prune: tuple = None
 
+    def __reduce__(self):
+        # Pickled by value (Ray workers, processes), unpickled with its float arrays on
+        # cache lines again: pickle puts them wherever numpy's allocator does.
+        return (_realigned, (self.path, self.version, self.arrays, self.format, self.prune))
+
+
+def _realigned(path, version, arrays, format, prune):
+    """A :class:`Weights` whose float32 arrays start on cache lines (copies where not)."""
+    def align(t):
+        if t is None:
+            return None
+        out = []
+        for a in t:
+            if a.dtype == np.float32 and a.ctypes.data % CACHE_LINE:
+                b = _zeros_aligned(a.shape, a.dtype)
+                b[...] = a
+                a = b
+            out.append(a)
+        return type(t)(*out)
+    return Weights(path, version, align(arrays), format, align(prune))
+
 
 def _package_data(name):
     """The ``data`` folder of installed package ``name`` (found without importing it), or None."""
@@ -417,6 +438,10 @@ class GnubgNet:
         # flag, not the kernel: a dispatcher held by an object pickles by value, and one
         # rebuilt in a cluster worker compiles everything again instead of loading it.)
         self._fast = _k.all_fast(self.arrays)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.arrays = self.weights.arrays      # the unpickled weights' (realigned) arrays
 
     def __repr__(self):
         return f"GnubgNet({self.weights.path!r}, version {self.weights.version!r})"
