@@ -431,6 +431,11 @@ def test_evaluation_follows_the_format_and_can_be_chosen(tmp_path):
     assert fastbg.gnubg_net(TEXT, evaluation="gnubg-nn").arrays is nn.arrays
     assert fastbg.gnubg_net(TEXT).arrays is fastbg.gnubg_net(TEXT, evaluation="gnubg").arrays
     assert nn.arrays.w1 is fastbg.gnubg_net(TEXT).arrays.w1
+    # pickled by value (Ray workers): the chosen evaluation comes back with it
+    import pickle
+    for ev, mode in (("gnubg-nn", kg.EVAL_GNUBG_NN), ("gnubg", kg.EVAL_GNUBG)):
+        back = pickle.loads(pickle.dumps(fastbg.gnubg_net(TEXT, evaluation=ev)))
+        assert back.evaluation == ev and back.arrays.mode == mode
     nn_data = nets._package_data("gnubg_nn")
     if nn_data is not None:
         own = fastbg.gnubg_net(nn_data / nets.WEIGHTS_NAME)

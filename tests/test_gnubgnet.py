@@ -203,6 +203,47 @@ def test_python_scratch_has_the_kernels_types():
     assert [a.shape for a in py] == [a.shape for a in jit]
 
 
+def test_weights_start_on_cache_lines(net, tmp_path):
+    """The vector loads of the hidden layer read whole 64-byte lines only when the weight
+    arrays start on one (13% of an evaluation otherwise); a custom weights file too."""
+    arrays, prune = net.weights.arrays, net.weights.prune
+    for a in (arrays.w1, arrays.b1, arrays.w2) + ((prune.w1, prune.enc) if prune else ()):
+        assert a.ctypes.data % 64 == 0 and a.flags.c_contiguous and a.dtype == np.float32
+    custom = fastbg.gnubg_net(_tiny_weights(tmp_path / "tiny.weights")).weights.arrays
+    assert custom.w1.ctypes.data % 64 == 0 and custom.w1.flags.writeable
+    from fastbg.evaluators.nets import _zeros_aligned
+    for shape in ((3, 250, 128), (7,), (2, 3)):
+        z = _zeros_aligned(shape, np.int64)
+        assert z.shape == shape and z.dtype == np.int64 and not z.any()
+        assert z.ctypes.data % 64 == 0
+
+
+def test_pickled_weights_start_on_cache_lines(net):
+    """An evaluator pickled by value (Ray workers) gets its weights back on cache lines
+    and evaluates as before: here from arrays deliberately 16 bytes into a line."""
+    import pickle
+    from fastbg.evaluators.nets import GnubgNet, Weights
+
+    def off_line(a):
+        buf = np.zeros(a.nbytes + 128, np.uint8)
+        start = -buf.ctypes.data % 64 + 16
+        b = buf[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+        b[...] = a
+        return b
+    w = net.weights
+    shifted = Weights(w.path, w.version, type(w.arrays)(*map(off_line, w.arrays)), w.format,
+                      type(w.prune)(*map(off_line, w.prune)) if w.prune else None)
+    assert shifted.arrays.w1.ctypes.data % 64 == 16
+    back = pickle.loads(pickle.dumps(GnubgNet(shifted)))
+    for a in back.arrays + (back.weights.prune or ()):
+        assert a.dtype != np.float32 or a.ctypes.data % 64 == 0
+    assert back.arrays is back.weights.arrays
+    for a, b in zip(back.arrays + (back.weights.prune or ()), w.arrays + (w.prune or ())):
+        np.testing.assert_array_equal(a, b)
+    boards = game_positions(200, seed=3)
+    np.testing.assert_array_equal(back(boards), net(boards))
+
+
 def test_sigmoid_matches_gnubg_table():
     for x in (-12.0, -9.99, -3.3, -0.0, 0.0, 0.05, 1.0, 4.2, 9.99, 10.0, 30.0):
         s = kg.sigmoid(np.float32(x))
