@@ -269,15 +269,21 @@ def check_session(name, results, rules):
         _check_against(res, n=len(res))          # check_game on each, outcomes equal
         for g in range(len(res)):
             turns += decision_turns(res.records[g], rules)
-    items = [t[0] for t in turns]
-    want = direct(name, items)
+    return len(turns), engines_answer_alike(name, turns)
+
+
+def engines_answer_alike(name, turns):
+    """At each of ``turns`` (decision_turns' items with what was played) the engine ``name``
+    asked directly doubles when the played double came, and answers as played; returns the
+    number of doubles."""
+    want = direct(name, [t[0] for t in turns])
     doubles = 0
     for (item, (doubled, answer)), (d, a) in zip(turns, want):
         assert doubled == d, (position_id(item[0]), item[1:])
         if doubled:
             doubles += 1
             assert answer == a, (position_id(item[0]), item[1:])
-    return len(turns), doubles
+    return doubles
 
 
 def _session(name, seed):
