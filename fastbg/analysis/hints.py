@@ -262,9 +262,9 @@ def _hint_chunk(b, d, ply, filter, net, n_threads, state, prune):
     opp = np.ascontiguousarray(-res[:, ::-1])          # flipped: the opponent on roll
     opp_probs = net.probabilities(opp)
     if state is None:
-        deep = _deep_rows(mover_scores(opp_probs), off, ply, filter)
+        deep = deep_rows(mover_scores(opp_probs), off, ply, filter)
     else:
-        deep = _deep_rows(_cubeful_values(opp_probs, opp, state), off, ply, filter)
+        deep = deep_rows(_cubeful_values(opp_probs, opp, state), off, ply, filter)
     depth = np.zeros(len(res), np.int64)
     if ply and deep.size:
         opp_probs[deep] = nply_probabilities(net, opp[deep], ply, n_threads, prune=prune)
@@ -288,7 +288,7 @@ def _hint_chunk(b, d, ply, filter, net, n_threads, state, prune):
     return out
 
 
-def _deep_rows(scores0, off, ply, filter):
+def deep_rows(scores0, off, ply, filter):
     """Rows of the candidates looked at at ``ply``: all of them (filter None), or per pair
     the best ``CANDIDATES.get(ply, DEEP_CANDIDATES)`` by 0-ply score (the first on ties)
     ("gnubg"), or the best, at most n, within t of the best, none when that is the best
@@ -332,7 +332,7 @@ class NplyScorer:
         opp = np.ascontiguousarray(-rows[:, ::-1])              # flipped: opponent on roll
         s0 = mover_scores(self.net.probabilities(opp))
         scores = s0 - 10.0
-        deep = _deep_rows(s0, seg, self.ply, self.filter)
+        deep = deep_rows(s0, seg, self.ply, self.filter)
         if deep.size:
             p = nply_probabilities(self.net, opp[deep], self.ply, self.threads,
                                    prune=self.prune)

@@ -22,7 +22,7 @@ from numba import njit
 
 from fastbg.constants import BAR, OPP_BAR
 from fastbg.evaluators import simd as _simd
-from fastbg.evaluators.input_kernels import BASE_INPUTS
+from fastbg.evaluators.input_kernels import BAR_ENC, BASE_INPUTS, POINT_ENC
 from fastbg.evaluators.net_kernels import (C_CONTACT, C_CRASHED, C_RACE, EVAL_GNUBG, MAX_INPUTS,
                                            N_OUT, SIG_E, SIG_HI, SIG_LO, _load_gb,
                                            _sanity_check_1x, classify, race_improvement,
@@ -51,7 +51,6 @@ those rows). Built by :func:`fastbg.evaluators.nets.load_weights`."""
 
 def encoding_sums(w1):
     """PruneNet.enc of the input weights ``w1`` float32[3, 200, H] (numpy, at load time)."""
-    from fastbg.evaluators.input_kernels import BAR_ENC, POINT_ENC
     n_nets, _, h = w1.shape
     enc = np.zeros((n_nets, 50, 16, h), np.float32)
     for k in range(n_nets):

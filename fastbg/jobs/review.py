@@ -29,7 +29,7 @@ import os
 import numpy as np
 
 from fastbg.analysis.cube_actions import EFFICIENCIES, cube_decisions, cube_efficiency
-from fastbg.analysis.hints import _deep_rows, check_filter
+from fastbg.analysis.hints import deep_rows, check_filter
 from fastbg.constants import ROLLS, START
 from fastbg.cube import formulas
 from fastbg.cube import met as met_module
@@ -473,7 +473,7 @@ def _evaluate(boards, res, off, states, ply, net, n_threads, must, met, source, 
     values = values0.copy()
     if ply:
         deep = np.zeros(len(res), bool)
-        deep[_deep_rows(values0, off, ply, filter)] = True
+        deep[deep_rows(values0, off, ply, filter)] = True
         if deepen is not None:
             deep &= deepen[pair_of]
         if must is not None:
