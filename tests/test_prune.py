@@ -199,6 +199,11 @@ def gnubg_kept(scores, k):
 
 
 def test_prune_errors(net):
+    for bad in (1, "yes", None):
+        with pytest.raises(ValueError, match="prune must be True or False"):
+            nply_probabilities(net, selfplay_positions(2, 56), 1, prune=bad)
+        with pytest.raises(ValueError, match="prune must be True or False"):
+            fastbg.hint(fastbg.START, (3, 1), ply=1, prune=bad)
     with pytest.raises(ValueError, match="plug-in"):
         nply_probabilities(race_probabilities, selfplay_positions(2, 56), 1, prune=True)
     bare = fastbg.GnubgNet(nets_mod.Weights(net.weights.path, net.weights.version,

@@ -32,7 +32,7 @@ from fastbg.position.ids import read_position
 from fastbg.position.moves import legal_moves_rows, validate_dice
 from fastbg.position.notation import move_notation
 from fastbg.parallel import resolve_threads
-from fastbg.validation import check_choice, check_int
+from fastbg.validation import check_choice, check_flag, check_int
 
 # gnubg-nn's FindBestMove: how many of the best 0-ply candidates are looked at more deeply.
 CANDIDATES = {1: 8}
@@ -242,6 +242,7 @@ def _hints(boards, dice, ply, filter, net, threads, state, prune=False):
     """:func:`hint_batch` once the cube state is known."""
     ply = check_ply(ply)
     filter = check_filter(filter, ply)
+    prune = check_flag("prune", prune)
     b = validate(boards)
     if b.ndim != 2:
         raise ValueError(f"hint_batch takes boards of shape (n, {BOARD_SIZE}), got {b.shape}")
@@ -252,7 +253,7 @@ def _hints(boards, dice, ply, filter, net, threads, state, prune=False):
     for lo in range(0, b.shape[0], PAIRS_PER_CHUNK):
         hi = min(b.shape[0], lo + PAIRS_PER_CHUNK)
         out.extend(_hint_chunk(b[lo:hi], d[lo:hi], ply, filter, net, n_threads, state,
-                               bool(prune)))
+                               prune))
     return out
 
 
@@ -326,7 +327,7 @@ class NplyScorer:
 
     def __init__(self, net, ply, threads=None, filter="gnubg", prune=False):
         self.net, self.ply, self.threads = net, check_ply(ply), threads
-        self.filter, self.prune = check_filter(filter, self.ply), bool(prune)
+        self.filter, self.prune = check_filter(filter, self.ply), check_flag("prune", prune)
 
     def __call__(self, rows, seg):
         opp = np.ascontiguousarray(-rows[:, ::-1])              # flipped: opponent on roll

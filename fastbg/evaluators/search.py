@@ -20,7 +20,7 @@ from fastbg.evaluators.net_kernels import C_BEAROFF2
 from fastbg.parallel import resolve_threads, run_spans, thread_scratch, threads as _threads
 from fastbg.position.board import validate
 from fastbg.position.moves import legal_moves_rows
-from fastbg.validation import check_int
+from fastbg.validation import check_flag, check_int
 
 MAX_PLY = _k.MAX_PLY
 # Tasks per thread: roots cost from one evaluation to a whole tree, so several tasks a
@@ -60,6 +60,7 @@ def nply_probabilities(evaluator, boards, ply, threads=None, return_ties=False, 
     GNU Backgammon's own n-ply evaluations do; gnubg-nn's ``probabilities`` do not prune.
     """
     ply = check_ply(ply)
+    prune = check_flag("prune", prune)
     net, plugin = evaluator_args(evaluator)
     if prune and plugin is not None:
         raise ValueError("prune=True needs the gnubg networks (their pruning nets); "
@@ -78,7 +79,7 @@ def nply_probabilities(evaluator, boards, ply, threads=None, return_ties=False, 
                 for lo in range(0, m, _ROOTS_PER_CHUNK[ply]):
                     hi = min(m, lo + _ROOTS_PER_CHUNK[ply])
                     probs[lo:hi], ties[lo:hi] = _gnubg_values(net, rows[lo:hi], ply, n,
-                                                              bool(prune))
+                                                              prune)
         else:
             tasks = max(1, min(m, n * _TASKS_PER_THREAD))
             with _threads(n):

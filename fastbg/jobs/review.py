@@ -42,7 +42,7 @@ from fastbg.position.moves import legal_moves_rows
 from fastbg.position.notation import move_notation
 from fastbg.sim.records import GameRecord, MatchRecord
 from fastbg.sim.results import Results
-from fastbg.validation import check_choice, check_int
+from fastbg.validation import check_choice, check_flag, check_int
 
 # GNU Backgammon's isCloseCubedecision: a cube decision counts in the error rate when
 # doubling costs less than this (normalised equity) against the proper action.
@@ -521,6 +521,7 @@ def analyse(record, ply=0, net=None, threads=None, met=None, efficiency="gnubg-1
     """
     ply = check_ply(ply)
     filter = check_filter(filter, ply)
+    prune = check_flag("prune", prune)
     luck_ply = check_int("luck_ply", luck_ply, 0, MAX_PLY)
     check_choice("efficiency", efficiency, tuple(EFFICIENCIES))
     games, length, names, _ = _games(record)
