@@ -361,6 +361,15 @@ def _zeros_aligned(shape, dtype):
     return buf[off:off + n * dtype.itemsize].view(dtype).reshape(shape)
 
 
+def _layer_arrays(n_inputs, hidden):
+    """(w1, b1, w2, b2, beta) of three nets of ``n_inputs`` inputs and ``hidden`` hidden
+    units, zeros (betas ones), the weights on cache lines: filled net by net."""
+    return (_zeros_aligned((_k.N_NETS, n_inputs, hidden), np.float32),
+            _zeros_aligned((_k.N_NETS, hidden), np.float32),
+            _zeros_aligned((_k.N_NETS, _k.N_OUT, hidden), np.float32),
+            np.zeros((_k.N_NETS, _k.N_OUT), np.float32), np.ones((_k.N_NETS, 2), np.float32))
+
+
 def _assemble(p, nets, mode):
     """The kernels' arrays (:class:`fastbg.evaluators.net_kernels.Net`) of the named nets
     ``(kind, input function, inputs, hidden, outputs, beta hidden, beta output, values,
@@ -386,11 +395,7 @@ def _assemble(p, nets, mode):
     hid = max(v[0].shape[1] for v in found.values())
     if hid > 256:
         raise WeightsError(f"{p}: nets with more than 256 hidden units are not supported")
-    w1 = _zeros_aligned((_k.N_NETS, _k.MAX_INPUTS, hid), np.float32)
-    b1 = _zeros_aligned((_k.N_NETS, hid), np.float32)
-    w2 = _zeros_aligned((_k.N_NETS, _k.N_OUT, hid), np.float32)
-    b2 = np.zeros((_k.N_NETS, _k.N_OUT), np.float32)
-    beta = np.ones((_k.N_NETS, 2), np.float32)
+    w1, b1, w2, b2, beta = _layer_arrays(_k.MAX_INPUTS, hid)
     n_in = np.zeros(_k.N_NETS, np.int64)
     n_hid = np.zeros(_k.N_NETS, np.int64)
     ifunc = np.zeros(_k.N_NETS, np.int64)
@@ -421,11 +426,7 @@ def _assemble_prune(p, nets):
     if set(found) != set(_NET_INDEX):
         return None
     hid = _pk.MAX_PRUNE_HIDDEN
-    w1 = _zeros_aligned((_k.N_NETS, _pk.PRUNE_INPUTS, hid), np.float32)
-    b1 = _zeros_aligned((_k.N_NETS, hid), np.float32)
-    w2 = _zeros_aligned((_k.N_NETS, _k.N_OUT, hid), np.float32)
-    b2 = np.zeros((_k.N_NETS, _k.N_OUT), np.float32)
-    beta = np.ones((_k.N_NETS, 2), np.float32)
+    w1, b1, w2, b2, beta = _layer_arrays(_pk.PRUNE_INPUTS, hid)
     n_hid = np.zeros(_k.N_NETS, np.int64)
     for kind, (n_in, nh, vals, beta_h, beta_o) in found.items():
         k = _NET_INDEX[kind]
