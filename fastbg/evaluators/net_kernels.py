@@ -606,6 +606,21 @@ def eval_over(gb, out):
         out[OUT_LBG] = 0.0
 
 
+@njit(**INNER)
+def _nest_outcomes(out, lose):
+    """Gammons at most the wins (win gammons at most the win, lose gammons at most ``lose``,
+    the chance of losing), backgammons at most the gammons: the sanity checks' last step
+    (the win chance is not changed by it, so ``lose`` may be taken first)."""
+    if out[OUT_WG] > out[OUT_WIN]:
+        out[OUT_WG] = out[OUT_WIN]
+    if out[OUT_LG] > lose:
+        out[OUT_LG] = lose
+    if out[OUT_WBG] > out[OUT_WG]:
+        out[OUT_WBG] = out[OUT_WG]
+    if out[OUT_LBG] > out[OUT_LG]:
+        out[OUT_LBG] = out[OUT_LG]
+
+
 @njit(**HOT)
 def sanity_check(gb, out):
     """gnubg's SanityCheck, in float32 as gnubg."""
@@ -642,15 +657,7 @@ def sanity_of_counts(out, ac0, ac1, back0, back1):
         out[OUT_WIN] = 0.0
     elif out[OUT_WIN] > 1.0:
         out[OUT_WIN] = 1.0
-    if out[OUT_WG] > out[OUT_WIN]:
-        out[OUT_WG] = out[OUT_WIN]
-    lose = np.float32(1.0 - out[OUT_WIN])
-    if out[OUT_LG] > lose:
-        out[OUT_LG] = lose
-    if out[OUT_WBG] > out[OUT_WG]:
-        out[OUT_WBG] = out[OUT_WG]
-    if out[OUT_LBG] > out[OUT_LG]:
-        out[OUT_LBG] = out[OUT_LG]
+    _nest_outcomes(out, np.float32(1.0 - out[OUT_WIN]))
     noise = np.float32(1 / 10000.0)
     for i in range(1, 5):
         if out[i] < noise:
@@ -734,15 +741,9 @@ def _sanity_check_1x(gb, out, binom, os_):
             out[OUT_LG] = 1.0
         if back1 < 18:
             out[OUT_LBG] = 0.0
-    if out[OUT_WG] > out[OUT_WIN]:
-        out[OUT_WG] = out[OUT_WIN]
-    lose = np.float32(1.0) - np.float32(out[OUT_WIN])
-    if out[OUT_LG] > lose:
-        out[OUT_LG] = lose
-    if out[OUT_WBG] > out[OUT_WG]:
-        out[OUT_WBG] = out[OUT_WG]
-    if out[OUT_LBG] > out[OUT_LG]:
-        out[OUT_LBG] = out[OUT_LG]
+    # 1.x subtracts in float32 (gnubg-nn rounds a wider difference): the same in all but
+    # the last bit, kept as each engine does it
+    _nest_outcomes(out, np.float32(1.0) - np.float32(out[OUT_WIN]))
     if contact:
         noise = np.float32(1 / 10000.0)
         for i in range(1, 5):
