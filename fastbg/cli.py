@@ -527,16 +527,19 @@ def _cube_strategies(text, bot, cube_decision):
     if text is None:
         return None
     import fastbg
-    from fastbg.sim.bots import NPLY_BOTS
+    from fastbg.sim.bots import nply_ply
     names = _pair(text, "--cube")
-    plies = {"gnubg": 0, **NPLY_BOTS}
-    if not any(n in plies for n in names):
+    try:
+        plies = [0 if n.lower() == "gnubg" else nply_ply(n) for n in names]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--cube") from None
+    if all(p is None for p in plies):
         return names
     try:
         net = fastbg.gnubg_net()
     except FileNotFoundError as exc:
         raise click.ClickException(str(exc)) from None
-    return tuple(net.cube(ply=plies[n]) if n in plies else n for n in names)
+    return tuple(n if p is None else net.cube(ply=p) for n, p in zip(names, plies))
 
 
 def _pair(text, option):
@@ -692,6 +695,23 @@ def _engine_position(text):
 _FILTER_NAMES = ("gnubg", "tiny", "narrow", "normal", "large", "huge")
 
 
+class _MoveFilter(click.ParamType):
+    """A move filter's name or "NxT" (at most N moves within T of the best)."""
+    name = "filter"
+
+    def get_metavar(self, param, ctx=None):
+        return "[" + "|".join(_FILTER_NAMES) + "|NxT]"
+
+    def convert(self, value, param, ctx):
+        from fastbg.analysis.hints import check_filter
+        if value in _FILTER_NAMES:
+            return value
+        try:
+            return check_filter(value, 1)
+        except ValueError as exc:
+            self.fail(f"{exc}", param, ctx)
+
+
 @main.command("hint")
 @click.argument("position")
 @click.argument("dice", required=False)
@@ -700,10 +720,10 @@ _FILTER_NAMES = ("gnubg", "tiny", "narrow", "normal", "large", "huge")
 @click.option("--all", "filter_none", is_flag=True,
               help="Evaluate every move at --ply (default: the best 0-ply ones, as gnubg).")
 @click.option("--filter", "move_filter", default="gnubg", show_default=True,
-              type=click.Choice(_FILTER_NAMES),
-              help="Which 0-ply candidates --ply looks at: gnubg-nn's best 8 ('gnubg'), or "
+              type=_MoveFilter(),
+              help="Which 0-ply candidates --ply looks at: gnubg-nn's best 8 ('gnubg'), "
                    "one of GNU Backgammon's move filters (its default 'normal': at most 8 "
-                   "within 0.16 of the best).")
+                   "within 0.16 of the best), or NxT: at most N within T (e.g. 2x0.03).")
 @click.option("--pruning-nets", is_flag=True,
               help="Prune inside the look-ahead with GNU Backgammon's pruning nets, as it "
                    "does by default (faster; gnubg-nn does not).")
@@ -837,9 +857,10 @@ if __name__ == "__main__":
 @click.option("--luck-ply", default=0, show_default=True, type=click.IntRange(0, 3),
               help="Look-ahead of each roll's luck (GNU Backgammon's luck analysis: 0).")
 @click.option("--filter", "move_filter", default="gnubg", show_default=True,
-              type=click.Choice(_FILTER_NAMES),
+              type=_MoveFilter(),
               help="Which 0-ply candidates --ply looks at (GNU Backgammon analyses with "
-                   "'large'); the move played and the best 0-ply move always.")
+                   "'large'; NxT: at most N within T); the move played and the best 0-ply "
+                   "move always.")
 @click.option("--pruning-nets", is_flag=True,
               help="Prune the moves' look-ahead with GNU Backgammon's pruning nets, as it does.")
 @click.option("--weights", type=click.Path(exists=True),

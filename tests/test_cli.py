@@ -146,6 +146,16 @@ def test_hint_with_gnubgs_filter_and_pruning_nets():
     assert [c["ply"] for c in got] == [c.ply for c in want]
     bad = run("hint", pid, "4-2", "--ply", "3", "--filter", "normal")
     assert bad.exit_code != 0 and "ply 1 or 2" in bad.output and "Traceback" not in bad.output
+    # a filter of one's own: at most 3 moves within 0.32
+    res = run("hint", pid, "4-2", "--ply", "1", "--filter", "3x0.32", "--json", "-")
+    assert res.exit_code == 0, res.output
+    want = fastbg.hint(board, (4, 2), ply=1, filter=(3, 0.32))
+    got = json.loads(res.output)["candidates"]
+    assert [c["move"] for c in got] == [c.move for c in want]
+    assert [c["ply"] for c in got].count(1) == 3
+    for text in ("0x0.1", "widest"):
+        bad = run("hint", pid, "4-2", "--ply", "1", "--filter", text)
+        assert bad.exit_code == 2 and "--filter" in bad.output and "Traceback" not in bad.output
 
 
 @pytest.mark.parametrize("args, fragment", [

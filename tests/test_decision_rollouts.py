@@ -240,10 +240,11 @@ def test_last_roll_cube_decisions_are_exact(mine, p, action):
     assert r.take_minus_no_double == pytest.approx(dt - nd, abs=1e-12)
 
 
-def test_nply_bot_cube_rollout_defaults_to_its_nply_cube(net):
+@pytest.mark.parametrize("bot", ["gnubg-1ply", "gnubg-1ply-2x0.03-prune"])
+def test_nply_bot_cube_rollout_defaults_to_its_nply_cube(net, bot):
     # the last-roll position of fastbg.rollout_cube's docstring: exact over 36 trials
     # whatever the cube strategies do after the decision (the game ends within two plies)
-    r = fastbg.rollout_cube("AQAAKAAAAAAAAA", trials=36, bot="gnubg-1ply")
+    r = fastbg.rollout_cube("AQAAKAAAAAAAAA", trials=36, bot=bot)
     assert r.settings["cube"] == ["gnubg-1ply-janowski"] * 2
     assert (round(r.no_double * 36, 9), round(r.double_take * 36, 9), r.action) == (
         14.0, 28.0, "double, take")

@@ -215,13 +215,16 @@ def test_prune_errors(net):
 def test_move_filters_look_at_the_moves_within_their_threshold(net):
     from fastbg.analysis.hints import MOVE_FILTERS
     assert MOVE_FILTERS["normal"] == (8, 0.16) and MOVE_FILTERS["large"] == (16, 0.32)
+    # GNU Backgammon's presets, and pairs of one's own (bgsage's in-trial (2, 0.03))
+    filters = dict(MOVE_FILTERS)
+    filters.update({(2, 0.03): (2, 0.03), "3x0.1": (3, 0.1), (1, 1.0): (1, 1.0)})
     boards = selfplay_positions(24, seed=57)
     rng = np.random.default_rng(57)
     seen = set()
     for b in boards:
         dice = tuple(int(x) for x in rng.integers(1, 7, 2))
         h0 = fastbg.hint(b, dice, ply=0)
-        for name, (most, threshold) in MOVE_FILTERS.items():
+        for name, (most, threshold) in filters.items():
             h = fastbg.hint(b, dice, ply=1, filter=name)
             within = [c for c in h0 if c.equity >= h0[0].equity - threshold][:most]
             deep = {c.board.tobytes() for c in h if c.ply == 1}
@@ -237,20 +240,64 @@ def test_move_filters_look_at_the_moves_within_their_threshold(net):
         fastbg.hint(boards[0], (3, 1), ply=1, filter="widest")
 
 
-def test_pruned_bot_plays_the_pruned_hints_choice(net):
-    from fastbg.analysis.hints import NplyScorer
+@pytest.mark.parametrize("name, filter, prune", [
+    ("gnubg-1ply-prune", "normal", True),
+    ("gnubg-1ply-2x0.03", (2, 0.03), False),
+    ("gnubg-1ply-tiny-prune", "tiny", True)])
+def test_nply_bots_play_their_hints_choice(net, name, filter, prune):
     from fastbg.position.moves import legal_moves_rows
+    from fastbg.sim.bots import resolve
+    bot = resolve(name)
+    assert bot.name == name and bot.evaluator.filter == filter and bot.evaluator.prune == prune
     boards = selfplay_positions(30, seed=58)
     rng = np.random.default_rng(58)
     dice = np.sort(rng.integers(1, 7, (30, 2)), axis=1)[:, ::-1].astype(np.int64)
     res, off = legal_moves_rows(boards, dice, 1)
-    scores = NplyScorer(net, 1, filter="normal", prune=True)(res, off)
+    scores = bot.evaluator(res, off)
+    looked = 0
     for i, b in enumerate(boards):
         if off[i + 1] == off[i]:
             continue
         pick = res[off[i] + int(np.argmax(scores[off[i]:off[i + 1]]))]
-        h = fastbg.hint(b, tuple(int(x) for x in dice[i]), ply=1, filter="normal", prune=True)
+        h = fastbg.hint(b, tuple(int(x) for x in dice[i]), ply=1, filter=filter, prune=prune)
         np.testing.assert_array_equal(pick, h[0].board)
+        looked += h[0].ply == 1
+    assert looked > 0
+
+
+def test_nply_bot_names():
+    from fastbg.sim.bots import NplySpec, nply_bot, nply_spec
+    assert nply_spec("gnubg-1ply") == NplySpec(1, "gnubg", False)
+    assert nply_spec("gnubg-2ply-prune") == NplySpec(2, "normal", True)
+    assert nply_spec(" GNUBG-1ply-2x0.03-prune ") == NplySpec(1, (2, 0.03), True)
+    assert nply_spec("gnubg-2ply-large") == NplySpec(2, "large", False)
+    for other in ("gnubg", "gnubg-4ply", "gnubg-1ply-wide", "gnubg-1ply-2x", "pubeval", None):
+        assert nply_spec(other) is None
+    with pytest.raises(ValueError, match="ply 1 or 2"):
+        nply_spec("gnubg-3ply-tiny")
+    with pytest.raises(ValueError, match="n >= 1"):
+        nply_spec("gnubg-1ply-0x0.1")
+    # a bot made in Python is named so that its name gives it back
+    for ply, filter, prune in [(1, (2, 0.03), True), (2, "tiny", False), (1, None, True),
+                               (1, None, False)]:
+        bot = nply_bot(ply, filter=filter, prune=prune)
+        spec = nply_spec(bot.name)
+        assert (spec.ply, spec.prune) == (ply, prune)
+        assert spec.filter == bot.evaluate.filter
+    with pytest.raises(ValueError, match="filter"):
+        nply_bot(1, filter="widest")
+
+
+def test_filter_pairs_are_checked():
+    from fastbg.analysis.hints import check_filter
+    assert check_filter("2x0.03", 1) == (2, 0.03) == check_filter([2, 0.03], 2)
+    assert check_filter(" 4 x .5 ", 1) == (4, 0.5)
+    for bad in [(0, 0.1), (2, -0.1), (2.5, 0.1), (True, 0.1), (2, float("nan")), (1, 2, 3),
+                ("a", 1), "2x", "x0.1", "widest", 3]:
+        with pytest.raises(ValueError, match="filter"):
+            check_filter(bad, 1)
+    with pytest.raises(ValueError, match="ply 1 or 2"):
+        check_filter((2, 0.03), 3)
 
 
 def test_pruned_bot_plays_games():

@@ -7,7 +7,9 @@ candidates (8 at 1-ply, 4 deeper) and ranks them by their p-ply equity, the othe
 following at 0-ply; ``"normal"`` is GNU Backgammon's default move filter (at most 8
 candidates within 0.16 of the best 0-ply equity, none when only the best is within:
 it is then played as is), and ``"tiny"``, ``"narrow"``, ``"large"``, ``"huge"`` its other
-presets (:data:`MOVE_FILTERS`); ``filter=None`` evaluates every candidate at p. ``prune=True``
+presets (:data:`MOVE_FILTERS`); any other (n, t) is a pair or its text "NxT" (``(2, 0.03)``
+or ``"2x0.03"``: bgsage's rollouts choose their moves with that one inside their trials);
+``filter=None`` evaluates every candidate at p. ``prune=True``
 prunes inside the look-ahead as GNU Backgammon 1.x does (its pruning nets:
 :func:`fastbg.evaluators.search.nply_probabilities`).
 
@@ -15,6 +17,8 @@ A candidate's p-ply value is that of the position after the move, the opponent o
 looked ahead p plies (:func:`fastbg.evaluators.search.nply_probabilities` of the flipped
 result), turned back to the mover's side.
 """
+import math
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -44,6 +48,10 @@ DEEP_CANDIDATES = 4
 MOVE_FILTERS = {"tiny": (5, 0.08), "narrow": (8, 0.12), "normal": (8, 0.16),
                 "large": (16, 0.32), "huge": (20, 0.44)}
 FILTERS = ("gnubg", None) + tuple(MOVE_FILTERS)
+# Any other filter of that kind: a pair (at most n moves, within t), or its text "NxT"
+# ("2x0.03": at most 2 moves within 0.03 of the best, the filter bgsage's rollouts use
+# inside their trials; docs/engine.md section 3).
+_FILTER_TEXT = re.compile(r"^\s*(\d+)\s*x\s*(\d*\.?\d+)\s*$")
 # Pairs ranked together: their candidates (about 20 a pair, up to 3,060) and probabilities
 # stay a few MB however many pairs hint_batch is given.
 PAIRS_PER_CHUNK = 4096
@@ -131,7 +139,8 @@ def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None, rul
     position: a board int8[26] (player on roll), a Position ID or an XGID (whose dice are
     used when ``dice`` is None). ply: 0..3. filter: "gnubg" (the best 0-ply candidates
     looked at more deeply, see the module), "normal" (GNU Backgammon's default; its
-    other presets "tiny", "narrow", "large", "huge") or None (every candidate at
+    other presets "tiny", "narrow", "large", "huge"), a pair (n, t) or its text "NxT" (at
+    most n candidates within t of the best, e.g. (2, 0.03)) or None (every candidate at
     ``ply``). prune: GNU Backgammon 1.x's pruning nets inside
     the look-ahead. net: the evaluator (default ``fastbg.gnubg_net()``).
 
@@ -230,12 +239,44 @@ def hint_batch(boards, dice, ply=0, filter="gnubg", net=None, threads=None, rule
 
 
 def check_filter(filter, ply):
-    """``filter`` checked against the filters and the ply it is used at."""
-    filter = check_choice("filter", filter, FILTERS)
-    if filter in MOVE_FILTERS and ply > 2:
+    """``filter`` checked against the filters and the ply it is used at: "gnubg", None, a
+    name of :data:`MOVE_FILTERS`, or a pair (n, t) / its text "NxT" (at most n >= 1 moves
+    within t >= 0 of the best 0-ply equity), returned as the pair (int, float)."""
+    if isinstance(filter, str) and _FILTER_TEXT.match(filter):
+        m = _FILTER_TEXT.match(filter)
+        filter = (int(m.group(1)), float(m.group(2)))
+    if isinstance(filter, (tuple, list)):
+        filter = _check_pair(filter)
+    elif filter not in FILTERS:
+        raise ValueError(f"filter must be one of {sorted(FILTERS, key=repr)} or a pair (n, t) "
+                         f"(its text 'NxT', e.g. '2x0.03'), got {filter!r}")
+    if filter_pair(filter) is not None and ply > 2:
         raise ValueError(f"filter {filter!r} takes ply 1 or 2 (GNU Backgammon's 3-ply stage "
                          f"is not implemented), got ply {ply}: use filter 'gnubg' or None")
     return filter
+
+
+def _check_pair(pair):
+    """A filter pair (n, t) as (int, float), or a ValueError that says what is wrong."""
+    bad = ValueError(f"a move filter pair is (at most n moves, within t of the best), n >= 1 "
+                     f"and t >= 0, e.g. (2, 0.03) or '2x0.03'; got {pair!r}")
+    if len(pair) != 2 or isinstance(pair[0], bool) or isinstance(pair[1], bool):
+        raise bad
+    most, threshold = pair
+    try:
+        ok = int(most) == most and most >= 1 and math.isfinite(threshold) and threshold >= 0
+    except (TypeError, ValueError):
+        raise bad from None
+    if not ok:
+        raise bad
+    return int(most), float(threshold)
+
+
+def filter_pair(filter):
+    """(at most n, within t) of a checked filter, or None for "gnubg" and None."""
+    if isinstance(filter, tuple):
+        return filter
+    return MOVE_FILTERS.get(filter)
 
 
 def _hints(boards, dice, ply, filter, net, threads, state, prune=False):
@@ -293,18 +334,20 @@ def deep_rows(scores0, off, ply, filter):
     """Rows of the candidates looked at at ``ply``: all of them (filter None), or per pair
     the best ``CANDIDATES.get(ply, DEEP_CANDIDATES)`` by 0-ply score (the first on ties)
     ("gnubg"), or the best, at most n, within t of the best, none when that is the best
-    alone (a filter (n, t) of :data:`MOVE_FILTERS`, GNU Backgammon's FindnSaveBestMoves)."""
+    alone (a filter (n, t): a name of :data:`MOVE_FILTERS` or a pair; GNU Backgammon's
+    FindnSaveBestMoves). ``filter`` as :func:`check_filter` returns it."""
     if ply == 0:
         return np.zeros(0, np.int64)
     if filter is None:
         return np.arange(off[-1], dtype=np.int64)
     keep = CANDIDATES.get(ply, DEEP_CANDIDATES)
+    pair = filter_pair(filter)
     rows = []
     for i in range(off.shape[0] - 1):
         lo, hi = off[i], off[i + 1]
         order = np.argsort(-scores0[lo:hi], kind="stable")
-        if filter in MOVE_FILTERS:
-            most, threshold = MOVE_FILTERS[filter]
+        if pair is not None:
+            most, threshold = pair
             s = scores0[lo:hi][order]
             n = int(np.count_nonzero(s[:most] >= s[0] - threshold)) if len(s) else 0
             order = order[:n] if n > 1 else order[:0]

@@ -349,8 +349,8 @@ def _candidates(board, dice, moves, bot):
 
 def _bot_ply(bot):
     """The ply a named n-ply bot plays at (0 for the others)."""
-    from fastbg.sim.bots import NPLY_BOTS
-    return NPLY_BOTS.get(bot.strip().lower(), 0) if isinstance(bot, str) else 0
+    from fastbg.sim.bots import nply_ply
+    return (nply_ply(bot) or 0) if isinstance(bot, str) else 0
 
 
 def _over_values(result, rules, score, value, owner):
@@ -648,12 +648,13 @@ def _default_cube(bot):
     """The cube strategies that go with ``bot``: gnubg's networks (Janowski on their
     probabilities, at the bot's ply: "gnubg-1ply" doubles on 1-ply) for the gnubg bots,
     else "race"."""
-    from fastbg.sim.bots import NPLY_BOTS, gnubg_net_of
+    from fastbg.sim.bots import gnubg_net_of, nply_ply
     name = bot.strip().lower() if isinstance(bot, str) else None
-    if name != "gnubg" and name not in NPLY_BOTS:
+    ply = nply_ply(name)
+    if name != "gnubg" and ply is None:
         return ("race", "race")
     net = gnubg_net_of("gnubg")
-    strategy = net.cube(ply=NPLY_BOTS.get(name, 0))
+    strategy = net.cube(ply=ply or 0)
     return (strategy, strategy)
 
 

@@ -26,6 +26,7 @@ the mover) and plays the result it scores highest (the first one on ties).
   lock-step round for the candidates of all live games together (numpy or torch nets).
 """
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -134,14 +135,49 @@ def resolve(bot):
 NPLY_BOTS = {"gnubg-1ply": 1, "gnubg-2ply": 2, "gnubg-3ply": 3,
              "gnubg-1ply-prune": 1, "gnubg-2ply-prune": 2}
 PRUNE_SUFFIX = "-prune"
+# The n-ply bots' names: gnubg-<ply>ply, then optionally a move filter (a name of
+# fastbg.analysis.hints.MOVE_FILTERS or "NxT": at most N moves within T), then optionally
+# -prune. Without a filter: gnubg-nn's ("gnubg"), or with -prune GNU Backgammon's Normal.
+_NPLY_NAME = re.compile(r"^gnubg-([1-3])ply(?:-(tiny|narrow|normal|large|huge|\d+x\d*\.?\d+))?"
+                        r"(-prune)?$")
+
+
+class NplySpec(NamedTuple):
+    """An n-ply bot's settings, read from its name (:func:`nply_spec`)."""
+    ply: int
+    filter: object       # as fastbg.analysis.hints.check_filter returns it
+    prune: bool
+
+
+def nply_spec(name):
+    """The :class:`NplySpec` of an n-ply bot's name ("gnubg-1ply", "gnubg-1ply-prune",
+    "gnubg-1ply-tiny", "gnubg-1ply-2x0.03-prune", ...), or None when ``name`` is not one
+    (ValueError for a name of that form whose settings are not valid)."""
+    if not isinstance(name, str):
+        return None
+    m = _NPLY_NAME.match(name.strip().lower())
+    if m is None:
+        return None
+    from fastbg.analysis.hints import check_filter
+    ply, prune = int(m.group(1)), m.group(3) is not None
+    text = m.group(2)
+    filter = ("normal" if prune else "gnubg") if text is None else text
+    return NplySpec(ply, check_filter(filter, ply), prune)
+
+
+def nply_ply(name):
+    """The ply of a named n-ply bot, or None when ``name`` is not one."""
+    spec = nply_spec(name)
+    return None if spec is None else spec.ply
 
 
 def _extra_bot(key):
     """Bots from optional extras, by name; None when the name is not one of them."""
     if key == "gnubg-nn":
         return gnubg_nn_bot()
-    if key in NPLY_BOTS:
-        return nply_bot(NPLY_BOTS[key], prune=key.endswith(PRUNE_SUFFIX))
+    spec = nply_spec(key)
+    if spec is not None:
+        return nply_bot(spec.ply, prune=spec.prune, filter=spec.filter, name=key)
     from fastbg.sim import engines
     if key in engines.BGSAGE_LEVELS:
         return engines.bgsage_bot(key)
@@ -161,7 +197,7 @@ def strongest_bot():
     return "gnubg"
 
 
-def nply_bot(ply, net=None, prune=False):
+def nply_bot(ply, net=None, prune=False, filter=None, name=None):
     """GNU Backgammon's checker play at ``ply`` (1..3) as an :class:`EvaluatorBot`: the best
     move of :func:`fastbg.hint` with the gnubg filter (gnubg-nn's ``best_move(n=ply)``),
     all games' candidates evaluated as one batch per lock-step round. ``net`` defaults to
@@ -170,16 +206,29 @@ def nply_bot(ply, net=None, prune=False):
     ``prune``: GNU Backgammon 1.x's default settings instead (``"gnubg-1ply-prune"``,
     ``"gnubg-2ply-prune"``; ply 1 or 2): its Normal move filter (the candidates within
     0.16 of the best 0-ply equity, at most 8) and its pruning nets inside the look-ahead
-    (docs/engine.md section 1)."""
+    (docs/engine.md section 1). ``filter``: another move filter, as :func:`fastbg.hint`
+    takes it (by name: ``"gnubg-1ply-tiny-prune"``, ``"gnubg-1ply-2x0.03"``; docs/engine.md
+    section 4). ``name``: the bot's name (default: the one that gives these settings)."""
     from fastbg.analysis.hints import NplyScorer
     if net is None:
         net = gnubg_net_of("gnubg")
     if ply == 0:
         return net.bot()
-    if prune:
-        return EvaluatorBot(NplyScorer(net, ply, filter="normal", prune=True),
-                            name=f"gnubg-{ply}ply{PRUNE_SUFFIX}")
-    return EvaluatorBot(NplyScorer(net, ply), name=f"gnubg-{ply}ply")
+    if filter is None:
+        filter = "normal" if prune else "gnubg"
+    scorer = NplyScorer(net, ply, filter=filter, prune=prune)
+    if name is None:
+        name = f"gnubg-{ply}ply{_filter_name(scorer.filter, prune)}{PRUNE_SUFFIX * prune}"
+    return EvaluatorBot(scorer, name=name)
+
+
+def _filter_name(filter, prune):
+    """The name part of a checked filter ("" for the bot's default)."""
+    if filter == ("normal" if prune else "gnubg"):
+        return ""
+    if isinstance(filter, tuple):
+        return f"-{filter[0]}x{filter[1]:g}"
+    return f"-{filter}"
 
 
 def gnubg_nn_bot():
