@@ -19,8 +19,12 @@ reply scored by the full network), its "gnubg-1ply-prune" bot (GNU Backgammon's 
 its Normal move filter, its pruning nets in the look-ahead), gnubg-nn's player at ``n=1``
 and bgsage's rollout with its "2ply" decisions (``decision_ply=2``, gnubg's 1-ply), fewer
 trials. bgsage's ``filter_max_moves`` and ``filter_threshold`` do not reach its trials'
-decisions (measured: 1, 8 and 20 moves gave the same results and times), so its in-trial
-filter is its own; "gnubg-1ply-prune" is the nearer equal.
+decisions (measured: 1, 8 and 20 moves gave the same results and times): its trials
+choose their moves with a filter of their own, fixed in its source (rollout.cpp: at most 2
+moves within 0.03 of the best raw-net equity look ahead, none when only the best is
+within), and its look-ahead scores every reply with the full network, without pruning.
+So the equal setting is fastbg's "gnubg-1ply-2x0.03" (the same filter, no pruning; the
+"1-ply, bgsage's filter" row); "gnubg-1ply-2x0.03-prune" adds GNU Backgammon's pruning.
 
     python -m bench.move_rollout --repeat 3
     python -m bench.move_rollout --quick
@@ -39,6 +43,8 @@ from bench.rollout import peer_contestant
 QUICK = {"trials": 72, "vr_trials": 36, "peer_games": 5, "ply1_trials": 2,
          "ply1_peer_games": 1, "repeat": 1}
 PEER0, PEER1 = "gnubg-nn 0-ply player", "gnubg-nn 1-ply player"
+# fastbg's 1-ply bot with the move filter bgsage's rollouts use inside their trials
+BGSAGE_FILTER_BOT = "gnubg-1ply-2x0.03"
 
 
 def contestant(moves, trials, vr, threads, bot="gnubg"):
@@ -108,6 +114,10 @@ def main(argv=None):
             "1-ply plain": contestant(moves, args.ply1_trials, False, threads, "gnubg-1ply"),
             "1-ply pruned": contestant(moves, args.ply1_trials, False, threads,
                                        "gnubg-1ply-prune"),
+            "1-ply, bgsage's filter": contestant(moves, args.ply1_trials, False, threads,
+                                                 BGSAGE_FILTER_BOT),
+            "same, pruned": contestant(moves, args.ply1_trials, False, threads,
+                                       BGSAGE_FILTER_BOT + "-prune"),
             PEER1: peer_contestant(fastbg.position_id(after), args.ply1_peer_games, 1,
                                    ply=1)}
     bgsage_on = workloads.have_bgsage()
@@ -120,7 +130,8 @@ def main(argv=None):
     for name in ("plain", "variance reduction"):
         contestant(moves, 36, name != "plain", threads)(0)            # compile
     contestant(moves, 1, False, threads, "gnubg-1ply")(0)
-    contestant(moves, 1, False, threads, "gnubg-1ply-prune")(0)
+    for bot in ("gnubg-1ply-prune", BGSAGE_FILTER_BOT, BGSAGE_FILTER_BOT + "-prune"):
+        contestant(moves, 1, False, threads, bot)(0)
     workloads.gnubg_nn_games(fastbg.position_id(after), 1, np.random.default_rng(0))
     samples, extra = harness.interleaved_with_estimates(runs, args.repeat)
     median = harness.medians(samples)
@@ -131,10 +142,11 @@ def main(argv=None):
     rows = []
     # fastbg against its peers at the same depth and setting, from the medians of this run
     same = {"plain": "bgsage plain", "variance reduction": "bgsage VR",
-            "1-ply plain": "bgsage 1-ply plain", "1-ply pruned": "bgsage 1-ply plain"}
+            "1-ply plain": "bgsage 1-ply plain", "1-ply pruned": "bgsage 1-ply plain",
+            "1-ply, bgsage's filter": "bgsage 1-ply plain", "same, pruned": "bgsage 1-ply plain"}
     for key, xs in samples.items():
         se, vt = extra[key] if key not in (PEER0, PEER1) else (float("nan"),) * 2
-        peer = median[PEER1 if "1-ply" in key else PEER0]
+        peer = median[PEER1 if "1-ply" in key or key == "same, pruned" else PEER0]
         vs = median[key] / median[same[key]] if bgsage_on and key in same else None
         print(f"{key:24} {harness.fmt_rate(median[key]):>9}  {harness.spread(xs):<22} "
               f"{se:8.4f} {vt:10.2e} {median[key] / peer:7.1f}x"

@@ -124,6 +124,36 @@ def test_shapes_threads_and_equity(net):
     assert net.probabilities(boards[:0], ply=2).shape == (0, 5)
 
 
+@pytest.mark.parametrize("prune", [False, True])
+def test_last_levels_whole_on_each_thread_give_the_same_values(net, monkeypatch, prune):
+    """Above 2 x _NODES_PER_PART nodes, the last level's spans go whole through every step
+    on one thread each: the same values, ties included, as one thread."""
+    import numba
+    from fastbg.evaluators import search as search_mod
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba runs on one thread here: nothing runs side by side")
+    boards = selfplay_positions(100, seed=27)
+    one, one_ties = nply_probabilities(net, boards, 1, threads=1, return_ties=True,
+                                       prune=prune)
+    spans = []
+    level = search_mod._expand_level
+
+    def counted(net_, nodes, ply, n_threads, prune_):
+        spans.append((len(nodes), n_threads))
+        return level(net_, nodes, ply, n_threads, prune_)
+    monkeypatch.setattr(search_mod, "_expand_level", counted)
+    two, two_ties = nply_probabilities(net, boards, 1, threads=2, return_ties=True, prune=prune)
+    assert len(spans) > 1 and all(t == 1 for _, t in spans)
+    assert sum(k for k, _ in spans) == len(np.unique(boards, axis=0))
+    np.testing.assert_array_equal(two, one)
+    np.testing.assert_array_equal(two_ties, one_ties)
+    # at 2 plies the second level goes that way too
+    spans.clear()
+    np.testing.assert_array_equal(nply_probabilities(net, boards[:4], 2, threads=2, prune=prune),
+                                  nply_probabilities(net, boards[:4], 2, threads=1, prune=prune))
+    assert any(t == 1 for _, t in spans)
+
+
 @pytest.mark.parametrize("ply", [-1, MAX_PLY + 1, 1.5, True])
 def test_bad_ply(net, ply):
     with pytest.raises(ValueError):

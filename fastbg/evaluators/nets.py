@@ -485,11 +485,12 @@ class GnubgNet:
         rows = np.ascontiguousarray(b.reshape(-1, BOARD_SIZE))
         return (b,) + self.evaluate_rows(rows)
 
-    def evaluate_rows(self, rows, swapped=False):
+    def evaluate_rows(self, rows, swapped=False, threads=None):
         """(probabilities (m, 5) float64, classes (m,) int8) of valid C-contiguous int8
         boards ``rows`` (m, 26), unchecked (the callers inside fastbg have checked them):
-        for the side on roll, or with ``swapped`` for the other side. All threads run the
-        networks' one kernel (:func:`fastbg.evaluators.net_kernels.evaluate_rows`)."""
+        for the side on roll, or with ``swapped`` for the other side. ``threads`` (default
+        the net's) run the networks' one kernel
+        (:func:`fastbg.evaluators.net_kernels.evaluate_rows`)."""
         m = rows.shape[0]
         probs = np.empty((m, _k.N_OUT), np.float64)
         classes = np.empty(m, np.int8)
@@ -498,10 +499,10 @@ class GnubgNet:
             kernel = _k.evaluate_rows if self._fast else _k.evaluate_rows_plain
             run_spans(lambda lo, hi: kernel(rows, lo, hi, flag, self.arrays, self.bearoff,
                                             _thread_scratch(), probs, classes),
-                      m, resolve_threads(self.threads))
+                      m, resolve_threads(self.threads if threads is None else threads))
         return probs, classes
 
-    def prune_rows(self, rows, swapped=False):
+    def prune_rows(self, rows, swapped=False, threads=None):
         """(probabilities (m, 5) float64, classes (m,) int8) of valid C-contiguous int8
         boards ``rows`` (m, 26), unchecked, by the pruning nets
         (:func:`fastbg.evaluators.prune_kernels.prune_rows`: rows of a class below race
@@ -517,7 +518,7 @@ class GnubgNet:
             flag = np.bool_(swapped)
             run_spans(lambda lo, hi: _pk.prune_rows(rows, lo, hi, flag, pnet, self.bearoff,
                                                     _thread_scratch(), probs, classes),
-                      m, resolve_threads(self.threads))
+                      m, resolve_threads(self.threads if threads is None else threads))
         return probs, classes
 
     def probabilities(self, boards, ply=0):

@@ -118,7 +118,7 @@ def _gnubg_values(net, rows, ply, n_threads, prune=False):
     """(probabilities, ties) of rows (k, 26) at ``ply`` with the gnubg net, level by level:
     every node of a level expanded together, so the whole level's candidates are one
     batch of the net's one kernel (no kernel of its own to compile)."""
-    probs, classes = net.evaluate_rows(rows)
+    probs, classes = net.evaluate_rows(rows, threads=n_threads)
     ties = np.zeros(len(rows), np.int64)
     if ply == 0:
         return probs, ties
@@ -145,6 +145,24 @@ def _expand(net, nodes, ply, n_threads, prune=False):
         values, ties = _expand(net, nodes[first], ply, n_threads, prune)
         return values[inverse], ties[inverse]
     k = len(nodes)
+    if ply == 1 and n_threads > 1 and k >= 2 * _NODES_PER_PART:
+        # The last level, whole on each thread: each span of nodes goes through every
+        # step below on one thread, so that no thread waits for the others between steps
+        # (and for the numpy work between them, on one thread): 1-ply look-aheads of a
+        # few hundred nodes, in the rollouts' rounds, spent a third of their time there.
+        values = np.empty((k, 5))
+        ties = np.empty(k, np.int64)
+
+        def part(lo, hi):
+            values[lo:hi], ties[lo:hi] = _expand_level(net, nodes[lo:hi], ply, 1, prune)
+        run_spans(part, k, n_threads, min_span=_NODES_PER_PART)
+        return values, ties
+    return _expand_level(net, nodes, ply, n_threads, prune)
+
+
+def _expand_level(net, nodes, ply, n_threads, prune):
+    """:func:`_expand` of distinct ``nodes`` on ``n_threads``."""
+    k = len(nodes)
     boards = np.repeat(nodes, N_ROLLS, axis=0)
     dice = np.tile(_ROLLS64, (k, 1))
     res, off = legal_moves_rows(boards, dice, n_threads)
@@ -163,7 +181,7 @@ def _expand(net, nodes, ply, n_threads, prune=False):
     if prune:
         q, cls, keep = _pruned_values(net, uniq, off, local, base, pairs, n_threads)
     else:
-        q, cls = net.evaluate_rows(uniq)
+        q, cls = net.evaluate_rows(uniq, threads=n_threads)
         keep = np.ones(len(res), np.int8)
     child = np.empty(pairs, np.int64)
     tied = np.empty(pairs, np.int64)
@@ -189,7 +207,7 @@ def _pruned_values(net, uniq, off, local, base, pairs, n_threads):
     the pruning nets score them all, each pair keeps its best few
     (:func:`fastbg.evaluators.search_kernels.prune_select`), and only the distinct results
     a kept one uses are evaluated in full (the others' probabilities are never read)."""
-    pq, cls = net.prune_rows(uniq)
+    pq, cls = net.prune_rows(uniq, threads=n_threads)
     pscore = mover_scores(pq)
     keep = np.zeros(off[-1], np.int8)
     need = np.zeros(len(uniq), np.int8)
@@ -199,12 +217,14 @@ def _pruned_values(net, uniq, off, local, base, pairs, n_threads):
     full = np.flatnonzero(need)
     q = pq
     if full.size:
-        q[full] = net.evaluate_rows(np.ascontiguousarray(uniq[full]))[0]
+        q[full] = net.evaluate_rows(np.ascontiguousarray(uniq[full]), threads=n_threads)[0]
     return q, cls, keep
 
 
 # Nodes a span of the level kernels takes at least (a node is a few hundred results).
 _NODES_PER_SPAN = 16
+# Nodes a thread takes at least through a whole last level (:func:`_expand`).
+_NODES_PER_PART = 32
 _ROLLS64 = ROLLS.astype(np.int64)
 
 
