@@ -18,7 +18,11 @@ def resolve_threads(threads):
 
     Inside :func:`task_threads` (a chunk computed as a cluster task) every request gets the
     task's CPUs instead: the job asked for the driver's threads, the task owns its own.
+    Inside :func:`this_thread_alone` every request of that thread gets 1.
     """
+    alone = getattr(_LOCAL, "alone", None)
+    if alone is not None:
+        return alone
     if _task_threads is not None:
         return _task_threads
     if threads is None:
@@ -69,6 +73,41 @@ def task_threads(n):
 
 
 _LOCAL = threading.local()
+
+
+@contextmanager
+def this_thread_alone():
+    """Run the block on the calling thread alone: every thread count it asks for
+    (``threads=``, :func:`run_spans`, numba's) resolves to 1 on this thread, whatever the
+    other threads do (a part of a job that other threads run side by side with it)."""
+    old, old_count = getattr(_LOCAL, "alone", None), numba.get_num_threads()
+    _LOCAL.alone = 1
+    numba.set_num_threads(1)        # numba's count is the calling thread's own
+    try:
+        yield
+    finally:
+        _LOCAL.alone = old
+        numba.set_num_threads(old_count)
+
+
+def threadsafe_layer():
+    """True when numba's parallel kernels may be launched from two threads at once: its
+    threading layer is TBB or OpenMP (the default picks them first when they load), not
+    the workqueue, which is not thread-safe."""
+    try:
+        return numba.threading_layer() != "workqueue"
+    except ValueError:              # no parallel kernel has run yet: which one would?
+        pass
+    layer = str(numba.config.THREADING_LAYER).lower()
+    if layer == "workqueue":
+        return False
+    for name in ("tbbpool", "omppool"):
+        try:
+            __import__(f"numba.np.ufunc.{name}")
+            return True
+        except (ImportError, OSError):      # the layer's library is not installed
+            continue
+    return False
 
 
 def thread_scratch(key, make):

@@ -107,6 +107,37 @@ def test_nply_bot_records(gnubg_net):
     assert any(a.kind == "double" for g in rec.records for a in g.actions)
 
 
+@pytest.mark.parametrize("cubeful", [False, True])
+def test_lockstep_parts_side_by_side_play_the_same_games(gnubg_net, monkeypatch, cubeful):
+    """With fastbg's own n-ply bots and cube only, a lock-step chunk of 16 games or more
+    is played in one part per thread, each on its thread alone: the same games, records
+    included, as one lock-step on one thread."""
+    import numba
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba runs on one thread here: nothing runs side by side")
+    kw = dict(seed=41, record=True)
+    if cubeful:
+        cube = gnubg_net.cube(0.68, ply=1)
+        kw.update(rules=fastbg.MoneyRules(), cube=(cube, "race"))
+    bots = ("gnubg-1ply-2x0.03", "pubeval")
+    one = fastbg.play(20, bots, threads=1, **kw)
+    parts = []
+    real = _games._lockstep_parts
+    monkeypatch.setattr(_games, "_lockstep_parts",
+                        lambda st, game0, rows: parts.append(game0) or real(st, game0, rows))
+    two = fastbg.play(20, bots, threads=2, **kw)
+    assert parts, "the chunk was not shared out"
+    for name in one._ARRAYS:
+        assert np.array_equal(getattr(one, name), getattr(two, name)), name
+    assert [g.moves for g in one.records] == [g.moves for g in two.records]
+    assert [g.actions for g in one.records] == [g.actions for g in two.records]
+    _check_against(two)
+    # a Python bot of one's own is never called from two threads at once
+    parts.clear()
+    fastbg.play(20, (EvaluatorBot(linear_evaluator, "lin"), "pubeval"), threads=2, seed=3)
+    assert not parts
+
+
 def test_tournament_records_of_a_lockstep_pair():
     bots = [LOCKSTEP[0], "pubeval"]
     seed = fastbg.pair_seed(5, 0, 1)

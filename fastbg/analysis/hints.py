@@ -367,6 +367,9 @@ class NplyScorer:
     equity), so the highest score is the move gnubg-nn's ``best_move(n=ply)`` plays.
     """
     takes_segments = True
+    # fastbg's lock-step games may run it on several threads at once, each on its own
+    # games (fastbg.sim.games._side_by_side): it keeps no state between calls
+    runs_side_by_side = True
 
     def __init__(self, net, ply, threads=None, filter="gnubg", prune=False):
         self.net, self.ply, self.threads = net, check_ply(ply), threads

@@ -628,6 +628,9 @@ class NplyProbs:
     probabilities of a JanowskiCube of ``GnubgNet.cube(ply=ply)``)."""
     net: GnubgNet
     ply: int
+    # fastbg's lock-step games may call it on several threads at once
+    # (fastbg.sim.games._side_by_side)
+    runs_side_by_side = True
 
     def batch_probabilities(self, boards):
         """(m, 5) probabilities at ``ply`` of boards (m, 26), player on roll."""

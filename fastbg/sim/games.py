@@ -25,7 +25,7 @@ from fastbg.cube import decision_kernels as _kcube
 from fastbg.cube import strategies as _cubes
 from fastbg.cube.rules import rules_dict
 from fastbg.distributed import LOCAL, resolve_backend
-from fastbg.parallel import run_spans, threads as _threads
+from fastbg.parallel import run_spans, this_thread_alone, threadsafe_layer, threads as _threads
 from fastbg.position.ids import position_id
 from fastbg.position.movegen import gather_rows as _gather_rows
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
@@ -149,7 +149,9 @@ def _play_rows(st, game0, n, keep_final, record, cap):
     with _threads(st.n_threads), warnings.catch_warnings():
         # Plug-ins make the kernel uncacheable; numba says so on each compile.
         warnings.filterwarnings("ignore", message="Cannot cache compiled function")
-        if st.lockstep:
+        if st.lockstep and _side_by_side(st, n):
+            _lockstep_parts(st, game0, rows)
+        elif st.lockstep:
             _lockstep_chunk(st, np.int64(game0), rows)
         else:
             n_tasks = max(1, min(n, st.n_threads * TASKS_PER_THREAD))
@@ -396,6 +398,58 @@ def lockstep_round(st, game0, g, rows):
     if live.size:
         _play.lockstep_dice(st.seed, game0, live, g.ply, g.d1, g.d2, st.gcfg, st.rot, dice)
     return live, dice
+
+
+# Games a thread takes at least when a lock-step chunk is shared out (:func:`_side_by_side`).
+GAMES_PER_PART = 8
+
+
+def _side_by_side(st, n):
+    """Whether the lock-step chunk of ``n`` games of ``st`` runs as one part per thread,
+    each part's games in lock-step on its thread alone (:func:`_lockstep_parts`).
+
+    When every Python function of the run is one of fastbg's own that runs side by side
+    (``runs_side_by_side``: the n-ply bots, the networks' n-ply cube): their rounds are
+    small batches of work between Python steps, which waste most of a second thread when
+    each round is shared out (measured: a 1-ply rollout as fast on one thread as on two);
+    and when numba's parallel kernels may be launched from two threads at once."""
+    if st.n_threads < 2 or n < 2 * GAMES_PER_PART:
+        return False
+    funcs = [f for f in st.evaluators + st.late_evaluators + (st.cube_batch or ())
+             if f is not None]
+    if not all(getattr(f, "runs_side_by_side", False) or
+               getattr(getattr(f, "__self__", None), "runs_side_by_side", False)
+               for f in funcs):
+        return False
+    return threadsafe_layer()
+
+
+def _lockstep_parts(st, game0, rows):
+    """:func:`_lockstep_chunk` of ``rows``'s games in one contiguous part per thread, each
+    played on its thread alone (a game's moves depend on its own index, not on the games
+    it shares rounds with: the same results as one lock-step)."""
+    n = rows.outcome.shape[0]
+    parts = min(st.n_threads, n // GAMES_PER_PART)
+    bounds = [n * i // parts for i in range(parts + 1)]
+
+    def play(a, b):
+        with this_thread_alone():
+            for i in range(a, b):
+                lo, hi = bounds[i], bounds[i + 1]
+                _lockstep_chunk(st, np.int64(game0 + lo), _rows_slice(rows, lo, hi))
+    run_spans(play, parts, st.n_threads, tasks_per_thread=1, min_span=1)
+
+
+def _rows_slice(rows, lo, hi):
+    """A :class:`ChunkRows` whose arrays are views of games lo..hi-1 of ``rows``."""
+    part = ChunkRows.__new__(ChunkRows)
+    part.outcome = rows.outcome[lo:hi]
+    part.cube_out = rows.cube_out[lo:hi]
+    part.final = rows.final[lo:hi] if rows.final.shape[0] else rows.final
+    part.rec = None if rows.rec is None else rows.rec._replace(
+        rows=rows.rec.rows[lo:hi], used=rows.rec.used[lo:hi])
+    part.records = None
+    return part
 
 
 def _lockstep_chunk(st, game0, rows):
