@@ -2,7 +2,9 @@
 
 Three workloads, each on fresh positions every repetition (distinct positions met in
 seeded games, ``bench/workloads.py``), so that gnubg-nn's evaluation cache never answers a
-repeat:
+repeat; within a repetition every contestant gets the same positions (a paired
+comparison: a 2-ply batch of 20 positions varies in cost by 1.5x from one set to the next,
+which unpaired sets put into the ratio):
 
 * positions/s at 1-ply and 2-ply: ``GnubgNet.probabilities(boards, ply)`` on a batch
   against ``gnubg_nn.probabilities(board, ply)`` one position at a time;
@@ -88,7 +90,7 @@ def main(argv=None):
 
     def gnubg_nply(ply, n):
         def run(rep):
-            rows = [to_gnubg(b) for b in fresh_positions(n, rep + 500, args.seed + ply)]
+            rows = [to_gnubg(b) for b in fresh_positions(n, rep, args.seed + ply)]
             t = time.perf_counter()
             for r in rows:
                 gnubg_nn.probabilities(r, ply)
@@ -102,7 +104,7 @@ def main(argv=None):
         return args.hints / (time.perf_counter() - t)
 
     def gnubg_hint(rep):
-        b, d = fresh_pairs(args.hints, rep + 500, args.seed)
+        b, d = fresh_pairs(args.hints, rep, args.seed)
         rows = [to_gnubg(x) for x in b]
         t = time.perf_counter()
         for r, (d1, d2) in zip(rows, d):
@@ -111,7 +113,7 @@ def main(argv=None):
 
     def bgsage_hint(rep):
         import bgsage
-        b, d = fresh_pairs(args.hints, rep + 900, args.seed)
+        b, d = fresh_pairs(args.hints, rep, args.seed)
         pos = [{"board": x.tolist(), "die1": int(d1), "die2": int(d2), "cube_value": 1,
                 "cube_owner": "centered"} for x, (d1, d2) in zip(b, d)]
         t = time.perf_counter()
