@@ -108,6 +108,26 @@ def test_move_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
     assert _without_time(got) == json.loads(json.dumps(want.to_dict()))
 
 
+def test_nply_move_rollout_on_two_threads_ctrl_c_then_resume(tmp_path):
+    """A 1-ply bot's chunks are played in one part per thread (fastbg.sim.games): Ctrl-C
+    stops both, and the resumed run equals one uninterrupted."""
+    pytest.importorskip("gnubg_nn", reason="gnubg-nn (the gnubg extra) is not installed")
+    args = ["rollout", "4HPwATDgc/ABMA", "--dice", "3-1", "--moves", "8/5 6/5;24/21 6/5",
+            "--bot", "gnubg-1ply-2x0.03-prune", "--trials", "288", "--chunk", "36",
+            "--seed", "6", "--threads", "2", "--no-progress", "--out", "n.jsonl"]
+    path = tmp_path / "n.jsonl"
+    out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
+    _check_interrupted(out, err, rc, path, 8)
+    done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume", "--json", "n.json"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    want = fastbg.rollout_moves("4HPwATDgc/ABMA", (3, 1), moves=["8/5 6/5", "24/21 6/5"],
+                                trials=288, chunk_size=36, seed=6,
+                                bot="gnubg-1ply-2x0.03-prune")
+    got = json.loads((tmp_path / "n.json").read_text())
+    assert _without_time(got) == json.loads(json.dumps(want.to_dict()))
+
+
 def _positions_ctrl_c_then_resume(tmp_path, copies, trials, threads, check):
     """``fastbg rollout --positions`` of the 6-5 results, ``copies`` times over: SIGINT once
     the first position is saved, then ``--resume``; positions ``check`` (indices) of the

@@ -138,6 +138,34 @@ def test_lockstep_parts_side_by_side_play_the_same_games(gnubg_net, monkeypatch,
     assert not parts
 
 
+def test_a_part_that_fails_stops_the_others_and_says_why(gnubg_net):
+    """A side-by-side part whose bot raises (in the pool's thread, not the caller's): the
+    caller's part stops at its next round and the error raised is the bot's own, not the
+    caller's part's stop."""
+    import itertools
+    import threading
+    import numba
+    from fastbg.analysis.hints import NplyScorer
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba runs on one thread here: nothing runs side by side")
+    calls = itertools.count()
+    scorer = NplyScorer(gnubg_net, 1, filter=(2, 0.03))
+    main_rounds = []
+
+    class Failing:
+        takes_segments = runs_side_by_side = True
+
+        def __call__(self, rows, seg):
+            if threading.current_thread() is threading.main_thread():
+                main_rounds.append(1)
+            elif next(calls) == 10:
+                raise RuntimeError("the bot broke in the other part")
+            return scorer(rows, seg)
+    with pytest.raises(RuntimeError, match="other part"):
+        fastbg.play(40, (EvaluatorBot(Failing(), "failing"), "pubeval"), threads=2, seed=1)
+    assert main_rounds                  # both parts ran
+
+
 def test_tournament_records_of_a_lockstep_pair():
     bots = [LOCKSTEP[0], "pubeval"]
     seed = fastbg.pair_seed(5, 0, 1)

@@ -13,6 +13,7 @@ by the measured speed): the job stops within about a second, keeps every finishe
 (and, with ``out``, has already written it to its results journal) and never records the
 interrupted one.
 """
+import threading
 import warnings
 from collections import namedtuple
 from contextlib import closing
@@ -431,13 +432,27 @@ def _lockstep_parts(st, game0, rows):
     n = rows.outcome.shape[0]
     parts = min(st.n_threads, n // GAMES_PER_PART)
     bounds = [n * i // parts for i in range(parts + 1)]
+    stop = threading.Event()        # set when a part fails (or Ctrl-C in the main thread)
+    errors = []
 
     def play(a, b):
-        with this_thread_alone():
-            for i in range(a, b):
-                lo, hi = bounds[i], bounds[i + 1]
-                _lockstep_chunk(st, np.int64(game0 + lo), _rows_slice(rows, lo, hi))
-    run_spans(play, parts, st.n_threads, tasks_per_thread=1, min_span=1)
+        try:
+            with this_thread_alone():
+                for i in range(a, b):
+                    lo, hi = bounds[i], bounds[i + 1]
+                    _lockstep_chunk(st, np.int64(game0 + lo), _rows_slice(rows, lo, hi), stop)
+        except _Stopped:
+            raise
+        except BaseException as exc:
+            errors.append(exc)
+            stop.set()              # the other parts stop at their next round
+            raise
+    try:
+        run_spans(play, parts, st.n_threads, tasks_per_thread=1, min_span=1)
+    except _Stopped:
+        if errors:                  # the part that failed first says why
+            raise errors[0] from None
+        raise
 
 
 def _rows_slice(rows, lo, hi):
@@ -452,8 +467,13 @@ def _rows_slice(rows, lo, hi):
     return part
 
 
-def _lockstep_chunk(st, game0, rows):
-    """Play a chunk one ply per round, calling the Python evaluators between rounds."""
+class _Stopped(Exception):
+    """A part of a shared-out chunk stops: another part failed or was interrupted."""
+
+
+def _lockstep_chunk(st, game0, rows, stop=None):
+    """Play a chunk one ply per round, calling the Python evaluators between rounds (and
+    stopping with :class:`_Stopped` at the first round after ``stop`` is set)."""
     outcome, cube_out, final = rows.outcome, rows.cube_out, rows.final
     n = outcome.shape[0]
     cfg = st.cubes.cfg
@@ -461,6 +481,8 @@ def _lockstep_chunk(st, game0, rows):
     boards, side, ply = g.boards, g.side, g.ply
     value, turned, alive = g.value, g.turned, g.alive
     while True:
+        if stop is not None and stop.is_set():
+            raise _Stopped()
         live, dice = lockstep_round(st, game0, g, rows)
         if live.size == 0:
             break
