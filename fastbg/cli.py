@@ -259,7 +259,8 @@ def _count_or_none(text, option):
 
 @main.command("play")
 @click.option("--bots", default="random,random", show_default=True,
-              help="Two bots, comma-separated: random, pubeval, greedy (gnubg with the gnubg extra).")
+              help="Two bots, comma-separated: random, pubeval, greedy (gnubg, gnubg-1ply, "
+                   "gnubg-1ply-prune, gnubg-1ply-2x0.03 ... with the gnubg extra).")
 @click.option("--games", default=100_000, show_default=True, type=click.IntRange(1),
               help="Number of games (of matches with --match).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1),
@@ -362,6 +363,8 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
               help="Number of trials (multiples of 1,296 use the quasi-random dice fully).")
 @click.option("--bot", default=None,
               help="Bot playing both sides: random, pubeval, greedy, gnubg, gnubg-1ply ... "
+                   "(an n-ply bot's name may carry a move filter and -prune: "
+                   "gnubg-1ply-2x0.03-prune, gnubg-1ply-tiny) "
                    "[default: gnubg when its networks are installed, else pubeval]")
 @click.option("--ply", type=click.IntRange(0, 3), default=None,
               help="Play with the gnubg networks at this ply (0: gnubg, 1: gnubg-1ply ...).")
