@@ -148,8 +148,8 @@ def _expand(net, nodes, ply, n_threads, prune=False):
     if ply == 1 and n_threads > 1 and k >= 2 * _NODES_PER_PART:
         # The last level, whole on each thread: each span of nodes goes through every
         # step below on one thread, so that no thread waits for the others between steps
-        # (and for the numpy work between them, on one thread): 1-ply look-aheads of a
-        # few hundred nodes, in the rollouts' rounds, spent a third of their time there.
+        # (and for the numpy work between them, on one thread): hints 1.25x, 1-ply
+        # positions 1.05x, measured on two threads (docs/engine.md section 1).
         values = np.empty((k, 5))
         ties = np.empty(k, np.int64)
 
