@@ -715,6 +715,12 @@ class _MoveFilter(click.ParamType):
             self.fail(f"{exc}", param, ctx)
 
 
+def _filter_option(help):
+    """The --filter option of hint and analyse (a :class:`_MoveFilter`, default gnubg's)."""
+    return click.option("--filter", "move_filter", default="gnubg", show_default=True,
+                        type=_MoveFilter(), help=help)
+
+
 @main.command("hint")
 @click.argument("position")
 @click.argument("dice", required=False)
@@ -722,9 +728,7 @@ class _MoveFilter(click.ParamType):
               help="Look-ahead: 0 is GNU Backgammon's network alone, 1 and 2 its n-ply.")
 @click.option("--all", "filter_none", is_flag=True,
               help="Evaluate every move at --ply (default: the best 0-ply ones, as gnubg).")
-@click.option("--filter", "move_filter", default="gnubg", show_default=True,
-              type=_MoveFilter(),
-              help="Which 0-ply candidates --ply looks at: gnubg-nn's best 8 ('gnubg'), "
+@_filter_option(help="Which 0-ply candidates --ply looks at: gnubg-nn's best 8 ('gnubg'), "
                    "one of GNU Backgammon's move filters (its default 'normal': at most 8 "
                    "within 0.16 of the best), or NxT: at most N within T (e.g. 2x0.03).")
 @click.option("--pruning-nets", is_flag=True,
@@ -859,9 +863,7 @@ if __name__ == "__main__":
               help="Look-ahead of the move and cube evaluations.")
 @click.option("--luck-ply", default=0, show_default=True, type=click.IntRange(0, 3),
               help="Look-ahead of each roll's luck (GNU Backgammon's luck analysis: 0).")
-@click.option("--filter", "move_filter", default="gnubg", show_default=True,
-              type=_MoveFilter(),
-              help="Which 0-ply candidates --ply looks at (GNU Backgammon analyses with "
+@_filter_option(help="Which 0-ply candidates --ply looks at (GNU Backgammon analyses with "
                    "'large'; NxT: at most N within T); the move played and the best 0-ply "
                    "move always.")
 @click.option("--pruning-nets", is_flag=True,

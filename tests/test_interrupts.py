@@ -92,40 +92,33 @@ def test_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
     assert fastbg.RolloutResult.load(path).to_dict() == want.to_dict()
 
 
-def test_move_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
+def _move_rollout_ctrl_c_then_resume(tmp_path, bot, trials, chunk, seed, threads):
+    """Ctrl-C a move rollout of two moves of the opening 3-1 after its first chunk, resume
+    it, and compare with the same rollout uninterrupted in this process."""
     args = ["rollout", "4HPwATDgc/ABMA", "--dice", "3-1", "--moves", "8/5 6/5;24/21 6/5",
-            "--bot", "pubeval", "--trials", "6480", "--chunk", "162", "--seed", "5",
-            "--threads", "1", "--no-progress", "--out", "m.jsonl"]
+            "--bot", bot, "--trials", str(trials), "--chunk", str(chunk), "--seed", str(seed),
+            "--threads", str(threads), "--no-progress", "--out", "m.jsonl"]
     path = tmp_path / "m.jsonl"
     out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
-    _check_interrupted(out, err, rc, path, 40)
+    _check_interrupted(out, err, rc, path, trials // chunk)
     done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume", "--json", "m.json"],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     want = fastbg.rollout_moves("4HPwATDgc/ABMA", (3, 1), moves=["8/5 6/5", "24/21 6/5"],
-                                trials=6480, chunk_size=162, seed=5, bot="pubeval")
+                                trials=trials, chunk_size=chunk, seed=seed, bot=bot)
     got = json.loads((tmp_path / "m.json").read_text())
     assert _without_time(got) == json.loads(json.dumps(want.to_dict()))
+
+
+def test_move_rollout_ctrl_c_then_resume_is_bit_identical(tmp_path):
+    _move_rollout_ctrl_c_then_resume(tmp_path, "pubeval", 6480, 162, 5, 1)
 
 
 def test_nply_move_rollout_on_two_threads_ctrl_c_then_resume(tmp_path):
     """A 1-ply bot's chunks are played in one part per thread (fastbg.sim.games): Ctrl-C
     stops both, and the resumed run equals one uninterrupted."""
     pytest.importorskip("gnubg_nn", reason="gnubg-nn (the gnubg extra) is not installed")
-    args = ["rollout", "4HPwATDgc/ABMA", "--dice", "3-1", "--moves", "8/5 6/5;24/21 6/5",
-            "--bot", "gnubg-1ply-2x0.03-prune", "--trials", "288", "--chunk", "36",
-            "--seed", "6", "--threads", "2", "--no-progress", "--out", "n.jsonl"]
-    path = tmp_path / "n.jsonl"
-    out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
-    _check_interrupted(out, err, rc, path, 8)
-    done = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume", "--json", "n.json"],
-                          cwd=tmp_path, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    want = fastbg.rollout_moves("4HPwATDgc/ABMA", (3, 1), moves=["8/5 6/5", "24/21 6/5"],
-                                trials=288, chunk_size=36, seed=6,
-                                bot="gnubg-1ply-2x0.03-prune")
-    got = json.loads((tmp_path / "n.json").read_text())
-    assert _without_time(got) == json.loads(json.dumps(want.to_dict()))
+    _move_rollout_ctrl_c_then_resume(tmp_path, "gnubg-1ply-2x0.03-prune", 288, 36, 6, 2)
 
 
 def _positions_ctrl_c_then_resume(tmp_path, copies, trials, threads, check):

@@ -132,8 +132,6 @@ def resolve(bot):
     raise TypeError(f"a bot is a name or a ScorerBot / EvaluatorBot, got {type(bot).__name__}")
 
 
-NPLY_BOTS = {"gnubg-1ply": 1, "gnubg-2ply": 2, "gnubg-3ply": 3,
-             "gnubg-1ply-prune": 1, "gnubg-2ply-prune": 2}
 PRUNE_SUFFIX = "-prune"
 # The n-ply bots' names: gnubg-<ply>ply, then optionally a move filter (a name of
 # fastbg.analysis.hints.MOVE_FILTERS or "NxT": at most N moves within T), then optionally
