@@ -131,3 +131,22 @@ def test_sigmoid_rows_bit_for_bit():
     ref = a.copy()
     simd.sigmoid_rows_reference(ref, scale, kg.SIG_E, kg.SIG_LO, kg.SIG_HI)
     np.testing.assert_array_equal(ref, want)
+
+
+def test_sigmoid_every_table_step():
+    """Every step of gnubg's sigmoid table, both signs, at, just below and just above each
+    step of 0.1 (the vector lookup reads the table by permutes on AVX-512 machines,
+    lane by lane elsewhere): equal to the scalar sigmoid bit for bit."""
+    steps = np.arange(0, 101, dtype=np.float64) / 10.0
+    x = np.concatenate([steps, np.nextafter(steps.astype(np.float32), np.float32(0)),
+                        np.nextafter(steps.astype(np.float32), np.float32(20)),
+                        steps + 0.05]).astype(np.float32)
+    x = np.concatenate([x, -x])
+    x = np.concatenate([x, np.zeros((-len(x)) % simd.LANES, np.float32)])
+    a = x.reshape(-1, simd.LANES)
+    scale = np.float32(1.0)
+    want = np.array([[kg.sigmoid(np.float32(scale * v)) for v in row] for row in a], np.float32)
+    got = a.copy()
+    simd.sigmoid_rows(got, scale, kg.SIG_E, kg.SIG_LO, kg.SIG_HI)
+    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
+

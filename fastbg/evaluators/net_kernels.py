@@ -126,9 +126,10 @@ numbers; fill int64[3] how many wait; rsum float32[5, LANES] output sums; then f
 :func:`scores`: res float64[ROWS_PER_CALL, 5] probabilities and cls int8[ROWS_PER_CALL]
 classes of a block of candidates."""
 
-# gnubg's sigmoid table: e[k] = exp(k / 10) / 10, one extra entry.
-SIG_E = np.array([np.exp(k / 10.0) / 10.0 for k in range(100)] + [np.exp(9.9) / 10.0],
-                 np.float32)
+# gnubg's sigmoid table: e[k] = exp(k / 10) / 10, one extra entry, then zeros to seven whole
+# vectors (the AVX-512 lookup of fastbg.evaluators.simd loads the table as vectors).
+SIG_E = np.array([np.exp(k / 10.0) / 10.0 for k in range(100)] + [np.exp(9.9) / 10.0]
+                 + [0.0] * (_simd.TABLE_PAD - 101), np.float32)
 SIG_HI = np.float32(1.0) / np.float32(19931.370438230298)
 SIG_LO = np.float32(19930.370438230298) / np.float32(19931.370438230298)
 

@@ -194,6 +194,43 @@ def _lane_sum(builder, v):
     return builder.extract_element(v, ir.Constant(i32, 0))
 
 
+def _host_has_avx512():
+    """True when numba compiles for this machine's CPU and it has AVX-512 (F)."""
+    try:
+        import llvmlite.binding as llvm
+        if config.CPU_NAME or config.CPU_FEATURES:
+            return False
+        return bool(llvm.get_host_cpu_features().get("avx512f", False))
+    except Exception:       # noqa: BLE001  (no feature list: the portable path)
+        return False
+
+
+TABLE_BY_PERMUTES = _host_has_avx512()
+TABLE_PAD = 7 * LANES       # the sigmoid table padded for seven whole-vector loads
+
+
+def _table_by_permutes(builder, table_data, idx):
+    """table[idx] lane by lane, for 0 <= idx < 112 (the table padded to TABLE_PAD), from
+    seven vectors of the table and four two-source permutes (AVX-512 vpermi2ps: each
+    picks from 32 entries by the low five bits), the right one chosen by idx >> 5."""
+    f32 = ir.FloatType()
+    i32 = ir.IntType(32)
+    vty = ir.VectorType(f32, LANES)
+    ivty = ir.VectorType(i32, LANES)
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vty, [vty, ivty, vty]),
+                                        "llvm.x86.avx512.vpermi2var.ps.512")
+    vecs = [builder.load(builder.bitcast(builder.gep(table_data, [ir.Constant(ir.IntType(64),
+                                                                              k * LANES)]),
+                                         vty.as_pointer()), align=4) for k in range(7)]
+    parts = [builder.call(fn, [vecs[2 * k], idx, vecs[min(2 * k + 1, 6)]]) for k in range(4)]
+    block = builder.ashr(idx, ir.Constant(ivty, [5] * LANES))
+    e = parts[0]
+    for k in range(1, 4):
+        e = builder.select(builder.icmp_signed("==", block, ir.Constant(ivty, [k] * LANES)),
+                           parts[k], e)
+    return e
+
+
 def _vector_sigmoid(builder, x, table_data, lo_v, hi_v):
     """gnubg's table sigmoid of a float32 vector ``x``, lane by lane as
     :func:`fastbg.evaluators.net_kernels.sigmoid` (the table read lane by lane)."""
@@ -210,11 +247,14 @@ def _vector_sigmoid(builder, x, table_data, lo_v, hi_v):
     big = builder.fcmp_ordered(">=", ax, ten)
     x1 = builder.fmul(ten, builder.select(big, zero, ax))
     idx = builder.fptosi(x1, ivty)
-    e = ir.Constant(vty, ir.Undefined)
-    for lane in range(LANES):
-        li = builder.sext(builder.extract_element(idx, ir.Constant(i32, lane)), i64)
-        e = builder.insert_element(e, builder.load(builder.gep(table_data, [li])),
-                                   ir.Constant(i32, lane))
+    if TABLE_BY_PERMUTES:
+        e = _table_by_permutes(builder, table_data, idx)
+    else:
+        e = ir.Constant(vty, ir.Undefined)
+        for lane in range(LANES):
+            li = builder.sext(builder.extract_element(idx, ir.Constant(i32, lane)), i64)
+            e = builder.insert_element(e, builder.load(builder.gep(table_data, [li])),
+                                       ir.Constant(i32, lane))
     ten_minus = builder.sitofp(builder.sub(ir.Constant(ivty, [10] * LANES), idx), vty)
     v = builder.fdiv(one, builder.fadd(one, builder.fmul(e, builder.fadd(ten_minus, x1))))
     v = builder.select(neg, builder.fsub(one, v), v)
