@@ -315,3 +315,15 @@ def test_kernels_run_without_jit(nojit):
 def test_public_kernels_kept(fn):
     """gnubgnet and the tools call these by name."""
     assert callable(getattr(G, fn))
+
+
+def test_feature_reciprocals_equal_divisions():
+    """The features multiply by reciprocals where gnubg divides: for every integer
+    numerator in a range far beyond any feature's, the float32 input is the same."""
+    from fastbg.evaluators import input_kernels as ik
+    x = np.arange(-20_000, 200_001, dtype=np.float64)
+    for d in ik.FEATURE_DIVISORS:
+        inv = getattr(ik, {ik.D_PIPLOSS: "INV_PIPLOSS", ik.D_BREAK: "INV_BREAK",
+                           ik.D_ENTER: "INV_ENTER"}.get(d, f"INV_{int(d)}"))
+        assert inv == 1.0 / d
+        np.testing.assert_array_equal((x * inv).astype(np.float32), (x / d).astype(np.float32))

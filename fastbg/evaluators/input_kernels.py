@@ -138,6 +138,25 @@ def _encoding_tables():
     return pt, bt, off
 
 
+# The features' divisors, each as the reciprocal it is multiplied by: a multiply instead of a
+# division (about 30 a contact position, each a long-latency instruction). The float32
+# inputs stay gnubg's bit for bit: an integer over one of these divisors is never so near a
+# float32 rounding midpoint that the product's last-bit error in float64 could move it
+# (tests/test_gnubginputs.py checks every numerator from -20,000 to 200,000).
+D_PIPLOSS = 12.0 * 36.0
+D_BREAK = 15 + 152.0
+D_ENTER = 36.0 * (49.0 / 6.0)
+FEATURE_DIVISORS = (D_PIPLOSS, D_BREAK, D_ENTER, 36.0, 100.0, 400.0, 24.0, 6.0, 3600.0)
+INV_PIPLOSS = 1.0 / D_PIPLOSS
+INV_BREAK = 1.0 / D_BREAK
+INV_ENTER = 1.0 / D_ENTER
+INV_36 = 1.0 / 36.0
+INV_100 = 1.0 / 100.0
+INV_400 = 1.0 / 400.0
+INV_24 = 1.0 / 24.0
+INV_6 = 1.0 / 6.0
+INV_3600 = 1.0 / 3600.0
+
 ESC8 = ESC.astype(np.int8)          # the same tables in 4 KiB each instead of 32
 ESC18 = ESC1.astype(np.int8)
 ENTER_LOSS = _enter_loss_table()
@@ -345,12 +364,14 @@ def pip_loss(board, opp):
     (gnubg's hit / roll scratch arrays are not needed: the counts come from bitmasks)."""
     occ, made, one, two = _masks(board)
     ooc, theirs, oone, otwo = _masks(opp)
-    return _pip_loss(board[24], occ, made, two, _rev24(theirs), _rev24(oone))
+    npips, n1, n2 = _pip_loss(board[24], occ, made, two, _rev24(theirs), _rev24(oone))
+    return npips / D_PIPLOSS, n1 / 36.0, n2 / 36.0
 
 
 @njit(**INNER)
 def _pip_loss(bar, occ, made, two, omade, oblots):
-    """:func:`pip_loss` from our checkers on the bar and bitmasks (ours: occupied, made,
+    """:func:`pip_loss` as its integers (pips lost, ways of 36 to hit one, two) from our
+    checkers on the bar and bitmasks (ours: occupied, made,
     exactly two; the opponent's made points and blots in our numbering). No arrays: each
     array passed to a call costs numba an atomic reference count pair (passing gnubg's
     three scratch arrays here cost 0.063 us a contact position, both sides).
@@ -368,7 +389,7 @@ def _pip_loss(bar, occ, made, two, omade, oblots):
     # No blot with a hitter above it: nothing to hit. (This branch pays: both half_inputs
     # 0.216 us with it, 0.235 us computing every roll always.)
     if blots == 0 or hitters < ((blots & -blots) << 1):
-        return 0.0, 0.0, 0.0
+        return 0, 0, 0
     opn = ~omade & LOW24
     if bar == 0:
         npips, n1, n2 = _rolls_no_bar(hitters, blots, opn, oblots, made)
@@ -376,7 +397,7 @@ def _pip_loss(bar, occ, made, two, omade, oblots):
         npips, n1, n2 = _rolls_bar1(hitters, blots, opn, oblots, omade)
     else:
         npips, n1, n2 = _rolls_bar2(blots)
-    return npips / (12.0 * 36.0), n1 / 36.0, n2 / 36.0
+    return npips, n1, n2
 
 
 # The 15 non-double rolls (a < b) and a 16th that never hits (shifts past the board), and
@@ -633,39 +654,39 @@ def _half_from(board, mine, theirs_summary, inp, o, contact250):
         k = k if i >= 6 else 0
         no += k
         t += i * k
-    inp[o + I_BREAK_CONTACT] = brk / (15 + 152.0)
-    inp[o + I_FREEPIP] = free / 100.0
+    inp[o + I_BREAK_CONTACT] = brk * INV_BREAK
+    inp[o + I_FREEPIP] = free * INV_100
     if j2:
         k2 = (k2 + j2 - 1) // j2
-    inp[o + I_MOMENT2] = k2 / 400.0
+    inp[o + I_MOMENT2] = k2 * INV_400
     for i in range(5, -1, -1):
         d = board[i] - 2              # spares (> 0) or holes filled from the spares (< 0)
         d = d if no + d >= 0 else 0
         t += i * d
         no += d
-    inp[o + I_TIMING] = max(t, 0) / 100.0
+    inp[o + I_TIMING] = max(t, 0) * INV_100
 
     back = _top(occ)
-    inp[o + I_BACK_CHEQUER] = back / 24.0
+    inp[o + I_BACK_CHEQUER] = back * INV_24
     top_anchor = 23 if back == 24 else back
     anchor = _top(made & ((np.int64(1) << (top_anchor + 1)) - 1))
-    inp[o + I_BACK_ANCHOR] = anchor / 24.0
+    inp[o + I_BACK_ANCHOR] = anchor * INV_24
     m = made & ((np.int64(1) << (anchor + 1)) - 1) & ~((1 << 18) - 1)
     if m:
         n = 24 - _low(m)
     else:
         m = made & (63 << 12)
         n = 24 - _top(m) if m else 0
-    inp[o + I_FORWARD_ANCHOR] = 2.0 if n == 0 else n / 6.0
+    inp[o + I_FORWARD_ANCHOR] = 2.0 if n == 0 else n * INV_6
 
     pl, p1, p2 = _pip_loss(board[24], occ, made, two, omade, oblots)
-    inp[o + I_PIPLOSS] = pl
-    inp[o + I_P1] = p1
-    inp[o + I_P2] = p2
+    inp[o + I_PIPLOSS] = pl * INV_PIPLOSS
+    inp[o + I_P1] = p1 * INV_36
+    inp[o + I_P2] = p2 * INV_36
 
     pat = (made >> (n_opp_back + 1)) & ESC_WIDTH[23 - n_opp_back]
-    inp[o + I_BACKESCAPES] = ESC8[pat] / 36.0
-    inp[o + I_BACKRESCAPES] = ESC18[pat] / 36.0
+    inp[o + I_BACKESCAPES] = ESC8[pat] * INV_36
+    inp[o + I_BACKRESCAPES] = ESC18[pat] * INV_36
 
     # ACONTAIN runs i = 15 .. 23 - n_opp_back, CONTAIN i = 15 .. 23: one pass for both.
     n_a = 36
@@ -677,9 +698,9 @@ def _half_from(board, mine, theirs_summary, inp, o, contact250):
         n_a = min(n_a, j if i < lim else 36)
     if lim > 24:
         n_a = min(n_a, np.int64(ESC8[made & 0xFFF]))
-    inp[o + I_ACONTAIN] = (36 - n_a) / 36.0
+    inp[o + I_ACONTAIN] = (36 - n_a) * INV_36
     inp[o + I_ACONTAIN2] = inp[o + I_ACONTAIN] * inp[o + I_ACONTAIN]
-    inp[o + I_CONTAIN] = (36 - n_c) / 36.0
+    inp[o + I_CONTAIN] = (36 - n_c) * INV_36
     inp[o + I_CONTAIN2] = inp[o + I_CONTAIN] * inp[o + I_CONTAIN]
 
     n = 0
@@ -688,15 +709,15 @@ def _half_from(board, mine, theirs_summary, inp, o, contact250):
         i = _low(m)
         m &= m - 1
         n += (i - 5) * board[i] * ESC8[(theirs >> (24 - i)) & ESC_WIDTH[i]]
-    inp[o + I_MOBILITY] = n / 3600.0
+    inp[o + I_MOBILITY] = n * INV_3600
 
     if board[24] > 0:
         loss = ENTER_LOSS[np.int64(board[24] > 1), theirs & 63]
-        inp[o + I_ENTER] = loss / (36.0 * (49.0 / 6.0))
+        inp[o + I_ENTER] = loss * INV_ENTER
     else:
         inp[o + I_ENTER] = 0.0
     n = _popcount(theirs & 63)
-    inp[o + I_ENTER2] = (36 - (n - 6) * (n - 6)) / 36.0
+    inp[o + I_ENTER2] = (36 - (n - 6) * (n - 6)) * INV_36
 
     m = made & 0xFFFFFE
     pa = _top(m)                      # the front made point; weights of those below it
