@@ -327,3 +327,14 @@ def test_feature_reciprocals_equal_divisions():
                            ik.D_ENTER: "INV_ENTER"}.get(d, f"INV_{int(d)}"))
         assert inv == 1.0 / d
         np.testing.assert_array_equal((x * inv).astype(np.float32), (x / d).astype(np.float32))
+
+
+def test_small_divisions_by_multiply():
+    """The features' integer divisions by 1..15 (a mean point, a moment) are multiplies:
+    exact for every numerator below the limit, and the limit is above any feature's
+    (15 checkers x 24 points, 15 x 24^2 + 14)."""
+    from fastbg.evaluators import input_kernels as ik
+    assert ik.DIV_SMALL_LIMIT > 15 * 24 * 24 + 14
+    x = np.arange(ik.DIV_SMALL_LIMIT, dtype=np.int64)
+    for d in range(1, 16):
+        np.testing.assert_array_equal((x * ik.DIV_SMALL[d]) >> 32, x // d)
