@@ -193,6 +193,15 @@ def test_level_kernels_keep_each_nodes_distinct_results():
     uniq = np.empty((base[-1], 26), np.int8)
     k.gather_distinct(flipped, off, n_distinct, base, 0, n, uniq)
     repeats = 0
+    packed = np.empty_like(res)
+    local2 = np.full(len(res), -1, np.int64)
+    n_distinct2 = np.zeros(n, np.int64)
+    total = k.distinct_results(res, off, 0, n, packed, local2, n_distinct2, k.new_node_hash(),
+                               True)
+    assert total == base[-1]
+    np.testing.assert_array_equal(packed[:total], uniq)      # packed: the gathered rows
+    np.testing.assert_array_equal(local2, local)
+    np.testing.assert_array_equal(n_distinct2, n_distinct)
     for j in range(n):
         mine = res[off[21 * j]:off[21 * j + 21]]
         _, first = np.unique(mine, axis=0, return_index=True)

@@ -172,14 +172,22 @@ def _expand_level(net, nodes, ply, n_threads, prune):
     flipped = np.empty_like(res)
     local = np.empty(len(res), np.int64)
     n_distinct = np.empty(k, np.int64)
-    run_spans(lambda lo, hi: _k.distinct_results(res, off, lo, hi, flipped, local, n_distinct,
-                                                 _node_hash()),
-              k, n_threads, min_span=_NODES_PER_SPAN)
     base = np.zeros(k + 1, np.int64)
-    np.cumsum(n_distinct, out=base[1:])
-    uniq = np.empty((int(base[-1]), BOARD_SIZE), res.dtype)
-    run_spans(lambda lo, hi: _k.gather_distinct(flipped, off, n_distinct, base, lo, hi, uniq),
-              k, n_threads, min_span=_NODES_PER_SPAN)
+    if n_threads == 1:
+        # one call for the level: the distinct results packed in place, nothing to gather
+        total = _k.distinct_results(res, off, 0, k, flipped, local, n_distinct, _node_hash(),
+                                    True)
+        np.cumsum(n_distinct, out=base[1:])
+        uniq = flipped[:total]
+    else:
+        run_spans(lambda lo, hi: _k.distinct_results(res, off, lo, hi, flipped, local,
+                                                     n_distinct, _node_hash()),
+                  k, n_threads, min_span=_NODES_PER_SPAN)
+        np.cumsum(n_distinct, out=base[1:])
+        uniq = np.empty((int(base[-1]), BOARD_SIZE), res.dtype)
+        run_spans(lambda lo, hi: _k.gather_distinct(flipped, off, n_distinct, base, lo, hi,
+                                                    uniq),
+                  k, n_threads, min_span=_NODES_PER_SPAN)
     pairs = k * N_ROLLS
     if prune:
         q, cls, keep = _pruned_values(net, uniq, off, local, base, pairs, n_threads)
