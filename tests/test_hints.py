@@ -178,3 +178,17 @@ def test_cubeful_from_xgid(net):
 def test_bad_cube_arguments(net, kwargs, match):
     with pytest.raises(ValueError, match=match):
         fastbg.hint(fastbg.START, (3, 1), net=net, **kwargs)
+
+
+def test_hint_candidates_hold_python_numbers_and_own_rows():
+    """Candidates built in bulk: Python numbers (JSON-ready), and rows that are each
+    candidate's own (writing one leaves the others and the next hint alone)."""
+    hints = fastbg.hint_batch(np.stack([fastbg.START, fastbg.START]), [(3, 1), (6, 5)], ply=0)
+    c0, c1 = hints[0][0], hints[0][1]
+    assert all(type(v) is float for v in (c0.equity, c0.diff, c0.cubeless_equity))
+    assert type(c0.ply) is int and c0.diff == 0.0 and c1.diff <= 0.0
+    assert c0.board.shape == (26,) and c0.probabilities.shape == (5,)
+    before = c1.board.copy()
+    c0.board[:] = 0
+    np.testing.assert_array_equal(c1.board, before)
+    assert hints[1][0].board.any()
