@@ -649,8 +649,8 @@ def _half_from(board, mine, theirs_summary, inp, o, contact250):
 
     # Timing: checkers beyond the 12-point still in contact count only as spares. The
     # values as int32 (every sum here is below 10,000) and the flags as selects, not
-    # multiplies: both halves' pass 0.063 -> 0.043 us with the divisions below (one
-    # thread; 0.053 us with the selects and divisions but int64 values).
+    # multiplies: both halves' pass 0.067 -> 0.047 us with the divisions below (one
+    # thread; 0.060 us with the selects and divisions but int64 values).
     nob = np.int32(n_opp_back)
     zero = np.int32(0)
     brk = zero
