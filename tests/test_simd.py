@@ -150,3 +150,12 @@ def test_sigmoid_every_table_step():
     simd.sigmoid_rows(got, scale, kg.SIG_E, kg.SIG_LO, kg.SIG_HI)
     np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
 
+
+
+def test_sigmoid_table_padded_for_vector_reads():
+    """The vector lookup reads TABLE_PAD entries: gnubg's 101 steps, then zeros."""
+    assert len(kg.SIG_E) == simd.TABLE_PAD >= 101
+    want = np.array([np.exp(k / 10.0) / 10.0 for k in range(100)] + [np.exp(9.9) / 10.0],
+                    np.float32)
+    np.testing.assert_array_equal(kg.SIG_E[:101], want)
+    assert not kg.SIG_E[101:].any()

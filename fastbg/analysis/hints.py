@@ -328,7 +328,8 @@ def _hint_chunk(b, d, ply, filter, net, n_threads, state, prune):
     out = []
     # Python numbers and rows made in bulk (each candidate's own copy of its rows: one
     # copy of the chunk's arrays, a view each), then the candidates without the frozen
-    # dataclass's per-field checks (:meth:`Candidate._fast`): hints' Python part 3x less.
+    # dataclass's per-field checks (:meth:`Candidate._fast`): the Python part of 300 1-ply
+    # hints 14-27 -> 6-13 ms (of about 210 ms).
     boards, probs = res.copy(), np.ascontiguousarray(probs)
     eq, cub, dep = equity.tolist(), cubeless.tolist(), depth.tolist()
     fast = Candidate._fast

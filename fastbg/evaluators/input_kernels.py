@@ -158,8 +158,8 @@ INV_6 = 1.0 / 6.0
 INV_3600 = 1.0 / 3600.0
 
 # x // d for 0 <= x < DIV_SMALL_LIMIT and 1 <= d <= CHECKERS as (x * DIV_SMALL[d]) >> 32:
-# a multiply for an integer division (about 25 cycles each, four a contact position); exact
-# in that range (tests/test_gnubginputs.py checks all of it).
+# a multiply for an integer division (a long-latency instruction; four a contact position);
+# exact in that range (tests/test_gnubginputs.py checks all of it).
 DIV_SMALL = np.array([0] + [-(-(1 << 32) // d) for d in range(1, CHECKERS + 1)], np.int64)
 DIV_SMALL_LIMIT = 1 << 16
 

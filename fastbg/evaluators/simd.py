@@ -233,7 +233,9 @@ def _table_by_permutes(builder, table_data, idx):
 
 def _vector_sigmoid(builder, x, table_data, lo_v, hi_v):
     """gnubg's table sigmoid of a float32 vector ``x``, lane by lane as
-    :func:`fastbg.evaluators.net_kernels.sigmoid` (the table read lane by lane)."""
+    :func:`fastbg.evaluators.net_kernels.sigmoid` (the table read by permutes on AVX-512
+    hosts, :func:`_table_by_permutes`, which reads TABLE_PAD entries: every caller passes
+    ``net_kernels.SIG_E``, padded to that length; else lane by lane)."""
     i32 = ir.IntType(32)
     i64 = ir.IntType(64)
     f32 = ir.FloatType()
