@@ -120,6 +120,16 @@ def thread_scratch(key, make):
     return scr
 
 
+def _guided_bounds(n, threads, min_span, max_span):
+    """Bounds of guided spans over 0 .. n - 1 (:func:`run_spans`)."""
+    bounds = [0]
+    while bounds[-1] < n:
+        left = n - bounds[-1]
+        size = min(max_span, max(min_span, left // (2 * threads)))
+        bounds.append(bounds[-1] + min(left, size))
+    return bounds
+
+
 _POOLS = {}
 
 
@@ -131,7 +141,7 @@ def _pool(n):
     return pool
 
 
-def run_spans(work, n, threads, tasks_per_thread=4, min_span=256):
+def run_spans(work, n, threads, tasks_per_thread=4, min_span=256, guided=False, max_span=None):
     """Run ``work(lo, hi)`` over spans covering ``0 .. n - 1`` on ``threads`` threads (the
     calling one and ``threads - 1`` of a pool).
 
@@ -142,13 +152,23 @@ def run_spans(work, n, threads, tasks_per_thread=4, min_span=256):
     microseconds a span. Spans hold at least ``min_span`` units; an exception in a span
     (or Ctrl-C) stops the claiming of new spans and is raised here once the spans under
     way have stopped.
+
+    ``guided``: spans of decreasing size instead of equal ones (each a share
+    1 / (2 threads) of the units left, at least ``min_span`` and at most ``max_span``;
+    ``tasks_per_thread`` is not used), for units of uneven cost where each span costs a
+    fixed overhead too: few spans, and the last ones small, so that the threads finish
+    together.
     """
     threads = resolve_threads(threads)      # a cluster task's CPUs inside task_threads()
-    spans = max(1, min(threads * tasks_per_thread, n // min_span))
+    if guided:
+        bounds = _guided_bounds(n, threads, min_span, max_span or n)
+    else:
+        spans = max(1, min(threads * tasks_per_thread, n // min_span))
+        bounds = [n * i // spans for i in range(spans + 1)]
+    spans = len(bounds) - 1
     if spans == 1 or threads == 1:
         work(0, n)
         return
-    bounds = [n * i // spans for i in range(spans + 1)]
     claim = itertools.count()           # next() is atomic under the GIL: spans are shared out
     failed = []                         # set once a span raised (or Ctrl-C): claim no more
 

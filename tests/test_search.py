@@ -126,7 +126,7 @@ def test_shapes_threads_and_equity(net):
 
 @pytest.mark.parametrize("prune", [False, True])
 def test_last_levels_whole_on_each_thread_give_the_same_values(net, monkeypatch, prune):
-    """Above 2 x _NODES_PER_PART nodes, the last level's spans go whole through every step
+    """From _WHOLE_LEVEL_NODES nodes, the last level's spans go whole through every step
     on one thread each: the same values, ties included, as one thread."""
     import numba
     from fastbg.evaluators import search as search_mod

@@ -145,20 +145,22 @@ def _expand(net, nodes, ply, n_threads, prune=False):
         values, ties = _expand(net, nodes[first], ply, n_threads, prune)
         return values[inverse], ties[inverse]
     k = len(nodes)
-    if ply == 1 and n_threads > 1 and k >= 2 * _NODES_PER_PART:
+    if ply == 1 and n_threads > 1 and k >= _WHOLE_LEVEL_NODES:
         # The last level, whole on each thread: each span of nodes goes through every
         # step below on one thread, so that no thread waits for the others between steps
         # (and for the numpy work between them, on one thread): hints 1.25x, 1-ply
-        # positions 1.05x, measured on two threads (docs/engine.md section 1). Up to 16
-        # spans a thread, claimed in turn, so that the threads finish together (node costs
-        # vary: 4 a thread left one idle at the end, 5% of hints and 10% of 2-ply).
+        # positions 1.05x, measured on two threads (docs/engine.md section 1). Guided
+        # spans, from _MAX_PART nodes down to _MIN_PART, claimed in turn, so that the
+        # threads finish together (node costs vary) after few spans (each costs its Python
+        # steps) that keep their data in the second-level cache: against equal spans, up
+        # to 16 a thread, 2-ply 495 -> 532 positions/s, hints and 1-ply 1% (medians of 10
+        # interleaved repetitions, two threads).
         values = np.empty((k, 5))
         ties = np.empty(k, np.int64)
 
         def part(lo, hi):
             values[lo:hi], ties[lo:hi] = _expand_level(net, nodes[lo:hi], ply, 1, prune)
-        run_spans(part, k, n_threads, tasks_per_thread=_PARTS_PER_THREAD,
-                  min_span=_NODES_PER_PART)
+        run_spans(part, k, n_threads, min_span=_MIN_PART, guided=True, max_span=_MAX_PART)
         return values, ties
     return _expand_level(net, nodes, ply, n_threads, prune)
 
@@ -234,10 +236,10 @@ def _pruned_values(net, uniq, off, local, base, pairs, n_threads):
 
 # Nodes a span of the level kernels takes at least (a node is a few hundred results).
 _NODES_PER_SPAN = 16
-# Nodes a thread takes at least through a whole last level (:func:`_expand`).
-_NODES_PER_PART = 32
-# Spans of a whole last level a thread (at most; :func:`_expand`).
-_PARTS_PER_THREAD = 16
+# Nodes of a last level from which each thread takes spans of it whole, and those spans'
+# sizes (guided: from the most down to the least; :func:`_expand`).
+_WHOLE_LEVEL_NODES = 64
+_MIN_PART, _MAX_PART = 16, 40
 _ROLLS64 = ROLLS.astype(np.int64)
 
 
