@@ -322,9 +322,7 @@ def test_feature_reciprocals_equal_divisions():
     numerator in a range far beyond any feature's, the float32 input is the same."""
     from fastbg.evaluators import input_kernels as ik
     x = np.arange(-20_000, 200_001, dtype=np.float64)
-    for d in ik.FEATURE_DIVISORS:
-        inv = getattr(ik, {ik.D_PIPLOSS: "INV_PIPLOSS", ik.D_BREAK: "INV_BREAK",
-                           ik.D_ENTER: "INV_ENTER"}.get(d, f"INV_{int(d)}"))
+    for d, inv in ik.FEATURE_RECIPROCALS:
         assert inv == 1.0 / d
         np.testing.assert_array_equal((x * inv).astype(np.float32), (x / d).astype(np.float32))
 

@@ -146,7 +146,6 @@ def _encoding_tables():
 D_PIPLOSS = 12.0 * 36.0
 D_BREAK = 15 + 152.0
 D_ENTER = 36.0 * (49.0 / 6.0)
-FEATURE_DIVISORS = (D_PIPLOSS, D_BREAK, D_ENTER, 36.0, 100.0, 400.0, 24.0, 6.0, 3600.0)
 INV_PIPLOSS = 1.0 / D_PIPLOSS
 INV_BREAK = 1.0 / D_BREAK
 INV_ENTER = 1.0 / D_ENTER
@@ -156,6 +155,10 @@ INV_400 = 1.0 / 400.0
 INV_24 = 1.0 / 24.0
 INV_6 = 1.0 / 6.0
 INV_3600 = 1.0 / 3600.0
+# (divisor, the reciprocal used for it), for the test
+FEATURE_RECIPROCALS = ((D_PIPLOSS, INV_PIPLOSS), (D_BREAK, INV_BREAK), (D_ENTER, INV_ENTER),
+                       (36.0, INV_36), (100.0, INV_100), (400.0, INV_400), (24.0, INV_24),
+                       (6.0, INV_6), (3600.0, INV_3600))
 
 # x // d for 0 <= x < DIV_SMALL_LIMIT and 1 <= d <= CHECKERS as (x * DIV_SMALL[d]) >> 32:
 # a multiply for an integer division (a long-latency instruction; four a contact position);
