@@ -112,9 +112,66 @@ def mismatch(gb, mods=(G, R)):
     return None
 
 
+def decode_add(row, race, contact250=False):
+    """(input index, input value) that extended weight row ``row`` stands for
+    (:func:`fastbg.evaluators.input_kernels.extended_weights`: an input's own row is the
+    input 1, a product row a point's (n - 3) / 2, the race's crossings / 10 or a
+    feature's value by its code)."""
+    half = G.RACE_HALF if race else 100
+    if row < G.PRODUCT_ROW0:
+        return row, np.float32(1.0)
+    if row >= G.FEATURE_ROW0:
+        assert not race
+        j = int(np.flatnonzero((G.FEATURE_ROW >= 0) & (G.FEATURE_ROW <= row))[-1])
+        f = j % MORE
+        code = row - G.FEATURE_ROW[j]
+        assert code < G.FEATURE_CODES[f][0]
+        return G.BASE_INPUTS + j, G.feature_value(f, code, contact250)
+    if row < G.CROSS_ROW0:
+        slot, n = divmod(row - G.PRODUCT_ROW0, G.N_COUNTS)
+        side, point = divmod(slot, 25)
+        assert n > 3 and (point < 23 or not race)
+        return half * side + 4 * point + 3, G.POINT_ENC[n, 3]
+    assert race
+    side, c = divmod(row - G.CROSS_ROW0, G.MAX_CROSSINGS + 1)
+    return G.RACE_HALF * side + G.RI_NCROSS, np.float32(c / 10.0)
+
+
+def adds_mismatch(gb, contact250=False):
+    """None when the lists of rows added without a multiply (base_adds, race_adds) stand
+    for exactly the non-zero inputs of base_inputs / race_inputs in order, and
+    contact_features gives contact_inputs' features and their non-zero list; else what
+    differs."""
+    adds = np.full(G.MAX_ADDS, -1, np.int64)
+    checks = [(G.race_adds, race_inputs(G, gb, 0.0), True)]
+    if gb[0].sum() and gb[1].sum():
+        inp = np.zeros(250, np.float32)
+        nz = np.zeros(250, np.int64)
+        c = G.base_inputs(gb, inp, nz)
+        checks.append((G.base_adds, (inp, nz[:c]), False))
+        want, want_nz = all_contact_inputs(G, gb, 0.0, contact250)
+        feats = np.full(250, 7.0, np.float32)
+        fnz = np.full(250, -1, np.int64)
+        k = G.contact_features(gb, feats, fnz, contact250)
+        got = [decode_add(e, False, contact250) if e >= G.N_CONTACT_INPUTS else (e, feats[e])
+               for e in fnz[:k]]
+        if not (np.array_equal(feats[200:].view(np.int32), want[200:].view(np.int32))
+                and [i for i, _ in got] == want_nz[want_nz >= 200].tolist()
+                and all(np.float32(x).view(np.int32) == want[i].view(np.int32)
+                        for i, x in got)):
+            return f"contact_features({contact250}) {fnz[:k].tolist()} for {gb.tolist()}"
+    for kernel, (inp, nz), race in checks:
+        n = kernel(gb, adds)
+        got = [decode_add(r, race) for r in adds[:n]]
+        want = [(int(i), inp[i]) for i in nz]
+        if [(i, float(x)) for i, x in got] != [(i, float(x)) for i, x in want]:
+            return f"{kernel.__name__} {adds[:n].tolist()} for {gb.tolist()}"
+    return None
+
+
 def check_all(gbs):
     for gb in gbs:
-        msg = mismatch(gb)
+        msg = mismatch(gb) or adds_mismatch(gb) or adds_mismatch(gb, True)
         assert msg is None, msg
 
 
@@ -237,8 +294,52 @@ def test_edge_cases():
 @settings(max_examples=300, deadline=None)
 @given(positions())
 def test_hypothesis_boards(board):
-    msg = mismatch(gnubg_board(board))
+    gb = gnubg_board(board)
+    msg = mismatch(gb) or adds_mismatch(gb) or adds_mismatch(gb, True)
     assert msg is None, msg
+
+
+def test_extended_weights_are_the_products():
+    """Each product row is its input's weights times the input's value in float32, as the
+    kernels multiply; the input rows are the weights themselves."""
+    rng = np.random.default_rng(3)
+    for race, n_in in ((False, 250), (True, 214)):
+        w = rng.normal(0, 1, (n_in, 16)).astype(np.float32)
+        ext = G.extended_weights(w, race)
+        assert ext.shape == (G.WEIGHT_ROWS, 16) and ext.dtype == np.float32
+        np.testing.assert_array_equal(ext[:n_in], w)
+        used = np.zeros(G.WEIGHT_ROWS, bool)
+        used[:n_in] = True
+        for row in range(G.PRODUCT_ROW0, G.WEIGHT_ROWS):
+            slot, n = divmod(row - G.PRODUCT_ROW0, G.N_COUNTS)
+            if (row < G.CROSS_ROW0 and n > 3 and (slot % 25 < 23 or not race)) or (
+                    race and G.CROSS_ROW0 <= row < G.FEATURE_ROW0) or (
+                    not race and row >= G.FEATURE_ROW0):
+                i, x = decode_add(row, race)
+                np.testing.assert_array_equal(ext[row].view(np.int32),
+                                              (w[i] * x).view(np.int32))
+                used[row] = True
+        assert not ext[~used].any()
+    # the contact net's inputs count the borne-off checkers on another scale
+    w = rng.normal(0, 1, (250, 16)).astype(np.float32)
+    ext = G.extended_weights(w, False, True)
+    j = G.MORE_INPUTS + G.I_OFF3
+    for code in range(16):
+        want = w[G.BASE_INPUTS + j] * np.float32(code / 3.0)
+        np.testing.assert_array_equal(ext[G.FEATURE_ROW[j] + code], want)
+
+
+def test_feature_codes_round_trip():
+    """Each feature value of a code gives that code back (the kernels read a feature's
+    product row from its float32 value), on both borne-off scales."""
+    for contact250 in (False, True):
+        scale = G.FEATURE_SCALE[int(contact250)]
+        for j in np.flatnonzero(G.FEATURE_ROW >= 0):
+            f = j % MORE
+            for code in range(G.FEATURE_CODES[f][0]):
+                x = G.feature_value(f - G.FEATURE_CODES[f][3], code, contact250)
+                got = int(np.float32(np.float32(x * scale[j]) + G.FEATURE_OFFSET[j]))
+                assert got == code, (f, code, contact250)
 
 
 def test_a_wrong_kernel_is_caught():

@@ -172,6 +172,28 @@ def test_finished_games(net):
     assert set(np.round(probs.sum(axis=1), 6)) <= {0.0, 1.0, 2.0, 3.0}
 
 
+def test_batch_kernel_equals_one_position_path(net):
+    """evaluate_rows (inputs as rows added without a multiply, output sums of 16 positions
+    side by side) gives the probabilities of evaluate_rows_plain (every input multiplied,
+    one position at a time) bit for bit, on positions of every class, both ways round."""
+    boards = np.concatenate([game_positions(3000, 8), crashed_positions(500, 9),
+                             race_positions(500, 10), bearoff_positions(100, 11),
+                             finished_positions()])
+    scr = kg.scratch()
+    for swapped in (False, True):
+        got = np.full((len(boards), 5), np.nan)
+        want = np.full((len(boards), 5), np.nan)
+        cls = np.empty(len(boards), np.int8)
+        want_cls = np.empty(len(boards), np.int8)
+        kg.evaluate_rows(boards, 0, len(boards), np.bool_(swapped), net.arrays, net.bearoff,
+                         scr, got, cls)
+        kg.evaluate_rows_plain(boards, 0, len(boards), np.bool_(swapped), net.arrays,
+                               net.bearoff, scr, want, want_cls)
+        np.testing.assert_array_equal(cls, want_cls)
+        assert len(set(cls.tolist()) & {kg.C_RACE, kg.C_CRASHED, kg.C_CONTACT}) == 3
+        np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
 def test_thread_count_does_not_matter(net):
     boards = game_positions(3000, seed=6)
     with fastbg.threads(1):
@@ -335,7 +357,7 @@ def _tiny_weights(path, contact_inputs="contact250", n_in=250, header="GNU Backg
 def test_small_custom_weights(tmp_path):
     p = _tiny_weights(tmp_path / "tiny.weights")
     net = fastbg.gnubg_net(p)
-    assert net.weights.arrays[0].shape == (3, 250, 2)
+    assert net.weights.arrays[0].shape == (3, kg.WEIGHT_ROWS, 2)     # inputs, then products
     assert net.weights.arrays[5][kg.NET_CRASHED] == 0           # crashed falls back to contact
     boards = game_positions(50, seed=8)
     probs = net(boards)

@@ -63,6 +63,27 @@ def test_hidden_sums_bit_for_bit(seed, hid):
 
 
 @pytest.mark.parametrize("seed", range(5))
+def test_hidden_sums_with_adds_bit_for_bit(seed):
+    """Rows added as they are, then products: the plain loop's sums over the inputs those
+    stand for (an input of 1 where a row is added), in that order."""
+    rng = np.random.default_rng(seed)
+    w, b, _, _ = random_net(rng, n_in=400)
+    for _ in range(20):
+        adds = np.sort(rng.choice(150, rng.integers(0, 60), replace=False)).astype(np.int64)
+        inp = np.zeros(400, np.float32)
+        tail = rng.choice(np.arange(150, 400), rng.integers(0, 50), replace=False)
+        inp[tail] = rng.random(len(tail)) * 3
+        nz = np.sort(tail).astype(np.int64)
+        want_inp = inp.copy()
+        want_inp[adds] = 1.0
+        want = plain_hidden(w, b, want_inp)
+        for fn in (simd.hidden_sums_adds_128, simd.hidden_sums_adds_reference):
+            out = np.full(HID, np.nan, np.float32)
+            fn(w, b, adds, len(adds), inp, nz, len(nz), out)
+            np.testing.assert_array_equal(out.view(np.int32), want.view(np.int32))
+
+
+@pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("hid", [HID, 40])
 def test_outputs_bit_for_bit(seed, hid):
     rng = np.random.default_rng(seed)

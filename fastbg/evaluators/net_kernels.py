@@ -74,6 +74,8 @@ from fastbg.evaluators.input_kernels import (  # noqa: F401  (re-exported: tests
     RI_OFF, ROLL_WAYS, base_inputs, contact_inputs, half_inputs, made_mask, pip_loss,
     race_inputs,
     _men_off_contact)
+from fastbg.evaluators.input_kernels import (MAX_ADDS, WEIGHT_ROWS, base_adds,
+                                             contact_features, race_adds)
 
 
 # Position classes (gnubg's positionclass order).
@@ -95,7 +97,9 @@ OUT_WIN, OUT_WG, OUT_WBG, OUT_LG, OUT_LBG = range(5)
 Net = namedtuple("Net", "w1 b1 w2 b2 beta n_in n_hid ifunc mode")
 Net.__doc__ = """The weights of the three nets (index NET_*), padded to the largest; H hidden units.
 
-w1 float32[3, 250, H] input -> hidden weights; b1 float32[3, H] hidden thresholds;
+w1 float32[3, WEIGHT_ROWS, H] input -> hidden weights (rows 0..249; then the products
+that :func:`fastbg.evaluators.input_kernels.extended_weights` computes beforehand, which
+:func:`evaluate_rows` adds without a multiply); b1 float32[3, H] hidden thresholds;
 w2 float32[3, 5, H] hidden -> output weights; b2 float32[3, 5] output thresholds;
 beta float32[3, 2] (hidden, output) sigmoid scales; n_in int64[3] inputs of each net
 (0: absent, e.g. no crashed net); n_hid int64[3] its hidden units; ifunc int64[3] its
@@ -115,7 +119,8 @@ gammon distributions (x 65535) of the 15-checker positions, row index - N_GAMMON
 (GNU Backgammon 1.x's evaluation). (The ``probs_kernel`` plug-in keeps narrower integer
 types: one_sided and gammon_dist uint16, gammon int32.)"""
 
-NetScratch = namedtuple("NetScratch", "inp hidden out gb dummy nz ht slot fill rsum res cls")
+NetScratch = namedtuple("NetScratch", "inp hidden out gb dummy nz ht slot fill rsum res cls "
+                                      "adds")
 NetScratch.__doc__ = """Per-thread scratch of the evaluation (:func:`new_scratch`).
 
 inp float32[250] inputs; hidden float32[256] hidden units; out float32[5] outputs;
@@ -124,7 +129,8 @@ indices of the non-zero inputs; then for :func:`evaluate_rows`: ht float32[3, LA
 hidden units of up to LANES positions a net, a row each; slot int64[3, LANES] their row
 numbers; fill int64[3] how many wait; rsum float32[5, LANES] output sums; then for
 :func:`scores`: res float64[ROWS_PER_CALL, 5] probabilities and cls int8[ROWS_PER_CALL]
-classes of a block of candidates."""
+classes of a block of candidates; adds int64[MAX_ADDS] the weight rows a position adds
+without a multiply (:func:`fastbg.evaluators.input_kernels.base_adds`)."""
 
 # gnubg's sigmoid table: e[k] = exp(k / 10) / 10, one extra entry, then zeros to seven whole
 # vectors (the AVX-512 lookup of fastbg.evaluators.simd loads the table as vectors).
@@ -766,7 +772,7 @@ def scratch():
                       z((N_NETS, _simd.LANES, _simd.FAST_HIDDEN), np.float32),
                       z((N_NETS, _simd.LANES), np.int64), z(N_NETS, np.int64),
                       z((N_OUT, _simd.LANES), np.float32), z((ROWS_PER_CALL, N_OUT), np.float64),
-                      z(ROWS_PER_CALL, np.int8))
+                      z(ROWS_PER_CALL, np.int8), z(MAX_ADDS, np.int64))
 
 
 @njit(cache=True)
@@ -779,7 +785,7 @@ def new_scratch():
                       np.zeros((N_NETS, _simd.LANES), np.int64), np.zeros(N_NETS, np.int64),
                       np.zeros((N_OUT, _simd.LANES), np.float32),
                       np.zeros((ROWS_PER_CALL, N_OUT), np.float64),
-                      np.zeros(ROWS_PER_CALL, np.int8))
+                      np.zeros(ROWS_PER_CALL, np.int8), np.zeros(MAX_ADDS, np.int64))
 
 
 @njit(**INNER)
@@ -886,7 +892,12 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
     3 s each on a 2-core machine), so the evaluators, the move scores, the n-ply search,
     the bots of lock-step games and the rollouts' variance reduction all come here.
 
-    The same numbers as :func:`evaluate_gb` one by one, but the output sums of LANES
+    The same numbers as :func:`evaluate_gb` one by one, but the inputs of 1 and of a few
+    values (a point's checkers above three, the race's crossings, most features) are
+    listed as weight rows added without a multiply
+    (:func:`fastbg.evaluators.input_kernels.extended_weights`; contact 0.550 -> 0.538 us,
+    crashed 0.468 -> 0.446 us, race 0.283 -> 0.260 us a position, one thread, medians of
+    5 processes in turn), and the output sums of LANES
     positions of one net run side by side in the lanes of a vector (the sums of one
     position are chains of 128 dependent adds, in gnubg's order; alone they leave the
     adder idle: 0.32 -> 0.07 us a contact position, measured, one thread). Each
@@ -894,7 +905,7 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
     (:func:`fastbg.evaluators.simd.outputs_rows`), not scattered into lanes unit by unit.
     """
     inp, hidden = scr.inp, scr.hidden
-    out, gb, nz = scr.out, scr.gb, scr.nz
+    out, gb, nz, adds = scr.out, scr.gb, scr.nz, scr.adds
     ht, slot, fill = scr.ht, scr.slot, scr.fill
     w1, b1, beta, n_in, ifuncs = net.w1, net.b1, net.beta, net.n_in, net.ifunc
     binom = bo.binom
@@ -911,12 +922,15 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
                 probs[i, o] = out[o]
             continue
         k = _net_of(pc, n_in)
-        # (:func:`inputs_into` written out: one level of calls less to compile)
+        # The inputs as rows added without a multiply, then the features' products
+        # (:func:`fastbg.evaluators.input_kernels.extended_weights`: the same sums).
         if ifuncs[k] == IF_RACE:
-            n_nz = race_inputs(gb, inp, nz)
+            n_adds = race_adds(gb, adds)
+            n_nz = 0
         else:
-            n_nz = contact_inputs(gb, inp, nz, ifuncs[k] == IF_CONTACT250)
-        _simd.hidden_sums_128(w1[k], b1[k], inp, nz, n_nz, h)
+            n_adds = base_adds(gb, adds)
+            n_nz = contact_features(gb, inp, nz, ifuncs[k] == IF_CONTACT250)
+        _simd.hidden_sums_adds_128(w1[k], b1[k], adds, n_adds, inp, nz, n_nz, h)
         _simd.sigmoids_to_row(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
         slot[k, fill[k]] = i
         fill[k] += 1

@@ -44,6 +44,7 @@ import numpy as np
 from fastbg.evaluators import bearoff as _bearoff
 from fastbg.evaluators import net_kernels as _k
 from fastbg.evaluators import prune_kernels as _pk
+from fastbg.evaluators.input_kernels import extended_weights
 from fastbg.evaluators.search import check_ply, mover_scores, nply_probabilities
 from fastbg.cube.formulas import equity_of
 from fastbg.position.board import validate
@@ -395,13 +396,14 @@ def _assemble(p, nets, mode):
     hid = max(v[0].shape[1] for v in found.values())
     if hid > 256:
         raise WeightsError(f"{p}: nets with more than 256 hidden units are not supported")
-    w1, b1, w2, b2, beta = _layer_arrays(_k.MAX_INPUTS, hid)
+    w1, b1, w2, b2, beta = _layer_arrays(_k.WEIGHT_ROWS, hid)
     n_in = np.zeros(_k.N_NETS, np.int64)
     n_hid = np.zeros(_k.N_NETS, np.int64)
     ifunc = np.zeros(_k.N_NETS, np.int64)
     for kind, (h, o, th, to, bh, bo, code) in found.items():
         k = _NET_INDEX[kind]
-        w1[k, :h.shape[0], :h.shape[1]] = h
+        w1[k, :, :h.shape[1]] = extended_weights(h, code == _k.IF_RACE,
+                                                 code == _k.IF_CONTACT250)
         w2[k, :, :h.shape[1]] = o
         b1[k, :h.shape[1]] = th
         b2[k] = to

@@ -24,67 +24,119 @@ FAST_HIDDEN = 128          # hidden units of the vector path: every gnubg net ha
 N_VEC = FAST_HIDDEN // LANES
 
 
-def _hidden_sums_intrinsic(n_vec):
+def _hidden_sums_intrinsic(n_vec, adds=False):
     """The intrinsic ``(w, b, inp, nz, n, out)``: out[:16 n_vec] = b + the sum over q < n of
-    w[nz[q]] * inp[nz[q]] (input order, per lane), the sums held in n_vec vectors."""
-    @intrinsic
-    def sums(typingctx, w, b, inp, nz, n, out):
+    w[nz[q]] * inp[nz[q]] (input order, per lane), the sums held in n_vec vectors.
+
+    With ``adds`` the intrinsic ``(w, b, adds, n_adds, inp, nz, n, out)``: first the rows
+    w[adds[q]] for q < n_adds are added as they are (inputs of 1, or products computed
+    beforehand: :func:`fastbg.evaluators.input_kernels.extended_weights`), then the
+    entries of nz[:n] in turn: an input's product as above, or for an entry past the
+    inputs (>= len(inp)) the row w[entry] as it is: 8 vector operations instead of 16."""
+    def typed(sig_args):
+        """The signature for these argument types, or None."""
         def vec(a, dtype):
             return (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"
                     and a.dtype == dtype)
+        if adds:
+            w, b, add_rows, n_adds, inp, nz, n, out = sig_args
+            if not (vec(add_rows, types.int64) and isinstance(n_adds, types.Integer)):
+                return None
+        else:
+            w, b, inp, nz, n, out = sig_args
         if not (isinstance(w, types.Array) and w.ndim == 2 and w.layout == "C"
                 and w.dtype == types.float32 and vec(b, types.float32)
                 and vec(inp, types.float32) and vec(nz, types.int64) and vec(out, types.float32)
                 and isinstance(n, types.Integer)):
             return None
-        sig = types.void(w, b, inp, nz, n, out)
+        return types.void(*sig_args)
 
-        def codegen(context, builder, signature, args):
+    def codegen(context, builder, signature, args):
+        if adds:
+            w_ty, b_ty, a_ty, na_ty, inp_ty, nz_ty, n_ty, out_ty = signature.args
+            w_a, b_a, a_a, na_a, inp_a, nz_a, n_a, out_a = args
+        else:
             w_ty, b_ty, inp_ty, nz_ty, n_ty, out_ty = signature.args
-            w_arr = context.make_array(w_ty)(context, builder, args[0])
-            b_arr = context.make_array(b_ty)(context, builder, args[1])
-            inp_arr = context.make_array(inp_ty)(context, builder, args[2])
-            nz_arr = context.make_array(nz_ty)(context, builder, args[3])
-            out_arr = context.make_array(out_ty)(context, builder, args[5])
-            n_val = context.cast(builder, args[4], n_ty, types.intp)
+            w_a, b_a, inp_a, nz_a, n_a, out_a = args
+        w_arr = context.make_array(w_ty)(context, builder, w_a)
+        b_arr = context.make_array(b_ty)(context, builder, b_a)
+        inp_arr = context.make_array(inp_ty)(context, builder, inp_a)
+        nz_arr = context.make_array(nz_ty)(context, builder, nz_a)
+        out_arr = context.make_array(out_ty)(context, builder, out_a)
+        n_val = context.cast(builder, n_a, n_ty, types.intp)
 
-            i64 = ir.IntType(64)
-            i32 = ir.IntType(32)
-            f32 = ir.FloatType()
-            vty = ir.VectorType(f32, LANES)
-            vptr = vty.as_pointer()
-            bptr = ir.IntType(8).as_pointer()
-            row_stride = cgutils.unpack_tuple(builder, w_arr.strides, 2)[0]   # bytes
+        i64 = ir.IntType(64)
+        i32 = ir.IntType(32)
+        f32 = ir.FloatType()
+        vty = ir.VectorType(f32, LANES)
+        vptr = vty.as_pointer()
+        bptr = ir.IntType(8).as_pointer()
+        row_stride = cgutils.unpack_tuple(builder, w_arr.strides, 2)[0]   # bytes
 
-            def vec_at(base, k):
-                """Pointer to the k-th 16-float vector from float* ``base``."""
-                return builder.bitcast(builder.gep(base, [ir.Constant(i64, k * LANES)]), vptr)
+        def vec_at(base, k):
+            """Pointer to the k-th 16-float vector from float* ``base``."""
+            return builder.bitcast(builder.gep(base, [ir.Constant(i64, k * LANES)]), vptr)
 
-            accs = [cgutils.alloca_once(builder, vty) for _ in range(n_vec)]
+        accs = [cgutils.alloca_once(builder, vty) for _ in range(n_vec)]
+        for k, acc in enumerate(accs):
+            builder.store(builder.load(vec_at(b_arr.data, k), align=4), acc)
+        zero_mask = ir.Constant(ir.VectorType(i32, LANES), [0] * LANES)
+        w_bytes = builder.bitcast(w_arr.data, bptr)
+
+        def row_of(i):
+            return builder.bitcast(builder.gep(w_bytes, [builder.mul(i, row_stride)]),
+                                   f32.as_pointer())
+
+        def add_row(row):
             for k, acc in enumerate(accs):
-                builder.store(builder.load(vec_at(b_arr.data, k), align=4), acc)
-            zero_mask = ir.Constant(ir.VectorType(i32, LANES), [0] * LANES)
-            w_bytes = builder.bitcast(w_arr.data, bptr)
-            with cgutils.for_range(builder, n_val) as loop:
-                i = builder.load(builder.gep(nz_arr.data, [loop.index]))
-                x = builder.load(builder.gep(inp_arr.data, [i]))
-                xv = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(i32, 0))
-                xv = builder.shuffle_vector(xv, ir.Constant(vty, ir.Undefined), zero_mask)
-                row = builder.bitcast(builder.gep(w_bytes, [builder.mul(i, row_stride)]),
-                                      f32.as_pointer())
-                for k, acc in enumerate(accs):
-                    wv = builder.load(vec_at(row, k), align=4)
-                    builder.store(builder.fadd(builder.load(acc), builder.fmul(wv, xv)), acc)
+                wv = builder.load(vec_at(row, k), align=4)
+                builder.store(builder.fadd(builder.load(acc), wv), acc)
+
+        def add_product(i, row):
+            x = builder.load(builder.gep(inp_arr.data, [i]))
+            xv = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(i32, 0))
+            xv = builder.shuffle_vector(xv, ir.Constant(vty, ir.Undefined), zero_mask)
             for k, acc in enumerate(accs):
-                builder.store(builder.load(acc), vec_at(out_arr.data, k), align=4)
-            return context.get_dummy_value()
+                wv = builder.load(vec_at(row, k), align=4)
+                builder.store(builder.fadd(builder.load(acc), builder.fmul(wv, xv)), acc)
 
-        return sig, codegen
+        if adds:
+            add_arr = context.make_array(a_ty)(context, builder, a_a)
+            with cgutils.for_range(builder, context.cast(builder, na_a, na_ty,
+                                                         types.intp)) as loop:
+                add_row(row_of(builder.load(builder.gep(add_arr.data, [loop.index]))))
+            n_inputs = cgutils.unpack_tuple(builder, inp_arr.shape, 1)[0]
+        with cgutils.for_range(builder, n_val) as loop:
+            i = builder.load(builder.gep(nz_arr.data, [loop.index]))
+            row = row_of(i)
+            if adds:
+                # an entry past the inputs: a product row, added as it is
+                with builder.if_else(builder.icmp_signed(">=", i, n_inputs)) as (past, inside):
+                    with past:
+                        add_row(row)
+                    with inside:
+                        add_product(i, row)
+            else:
+                add_product(i, row)
+        for k, acc in enumerate(accs):
+            builder.store(builder.load(acc), vec_at(out_arr.data, k), align=4)
+        return context.get_dummy_value()
 
+    if adds:
+        @intrinsic
+        def sums(typingctx, w, b, add_rows, n_adds, inp, nz, n, out):
+            sig = typed((w, b, add_rows, n_adds, inp, nz, n, out))
+            return None if sig is None else (sig, codegen)
+    else:
+        @intrinsic
+        def sums(typingctx, w, b, inp, nz, n, out):
+            sig = typed((w, b, inp, nz, n, out))
+            return None if sig is None else (sig, codegen)
     return sums
 
 
 _hidden_sums_128 = _hidden_sums_intrinsic(N_VEC)
+_hidden_sums_adds_128 = _hidden_sums_intrinsic(N_VEC, adds=True)
 _hidden_sums_16 = _hidden_sums_intrinsic(1)
 
 
@@ -495,8 +547,32 @@ def hidden_sums_reference(w, b, inp, nz, n, out):
             out[j] += row[j] * x
 
 
+@njit(**HOT)
+def hidden_sums_adds_reference(w, b, adds, n_adds, inp, nz, n, out):
+    """The plain loops: out[j] = b[j] + w[adds[q], j] for q < n_adds, then + w[nz[q], j] *
+    inp[nz[q]] for q < n (+ w[nz[q], j] alone where nz[q] >= len(inp)), in that order."""
+    nh = b.shape[0]
+    for j in range(nh):
+        out[j] = b[j]
+    for q in range(n_adds):
+        row = w[adds[q]]
+        for j in range(nh):
+            out[j] += row[j]
+    for q in range(n):
+        i = nz[q]
+        row = w[i]
+        if i >= inp.shape[0]:
+            for j in range(nh):
+                out[j] += row[j]
+        else:
+            x = inp[i]
+            for j in range(nh):
+                out[j] += row[j] * x
+
+
 if config.DISABLE_JIT:
     hidden_sums_128 = hidden_sums_reference
+    hidden_sums_adds_128 = hidden_sums_adds_reference
     hidden_sums_16 = hidden_sums_reference
     outputs_16_pairwise = outputs_reference
     hidden_sums = hidden_sums_reference
@@ -510,6 +586,13 @@ else:
         """:func:`hidden_sums` of a net known to have 128 hidden units (``w`` at least 128
         wide, ``b`` and ``out`` 128 long): the vector path only."""
         _hidden_sums_128(w, b, inp, nz, n, out)
+
+    @njit(**HOT)
+    def hidden_sums_adds_128(w, b, adds, n_adds, inp, nz, n, out):
+        """:func:`hidden_sums_adds_reference` of a net of 128 hidden units, in vectors:
+        the rows w[adds[:n_adds]] added as they are, then the products of the inputs
+        inp[nz[:n]] (``w`` at least 128 wide, ``b`` and ``out`` 128 long)."""
+        _hidden_sums_adds_128(w, b, adds, n_adds, inp, nz, n, out)
 
     @njit(**HOT)
     def hidden_sums_16(w, b, inp, nz, n, out):
