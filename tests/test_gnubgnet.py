@@ -234,10 +234,15 @@ def test_weights_start_on_cache_lines(net, tmp_path):
     custom = fastbg.gnubg_net(_tiny_weights(tmp_path / "tiny.weights")).weights.arrays
     assert custom.w1.ctypes.data % 64 == 0 and custom.w1.flags.writeable
     from fastbg.evaluators.nets import _zeros_aligned
-    for shape in ((3, 250, 128), (7,), (2, 3)):
+    for shape in ((3, 250, 128), (7,), (2, 3), (3, 2120, 128)):
         z = _zeros_aligned(shape, np.int64)
         assert z.shape == shape and z.dtype == np.int64 and not z.any()
-        assert z.ctypes.data % 64 == 0
+        assert z.ctypes.data % 64 == 0 and z.flags.writeable
+        z[...] = 1                      # the whole array is writable memory
+    # the input weights (megabytes) start on a huge page of their own (Linux)
+    import mmap
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        assert arrays.w1.nbytes > 1 << 20 and arrays.w1.ctypes.data % (1 << 21) == 0
 
 
 def test_pickled_weights_start_on_cache_lines(net):
