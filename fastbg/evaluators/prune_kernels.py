@@ -26,7 +26,7 @@ from fastbg.evaluators.input_kernels import BAR_ENC, BASE_INPUTS, POINT_ENC
 from fastbg.evaluators.net_kernels import (C_CONTACT, C_CRASHED, C_RACE, EVAL_GNUBG, MAX_INPUTS,
                                            N_OUT, SIG_E, SIG_HI, SIG_LO, _load_gb,
                                            _sanity_check_1x, classify, race_improvement,
-                                           sanity_of_counts, sigmoid)
+                                           sanity_of_counts, side_counts, sigmoid)
 from fastbg.jit import HOT, INNER
 
 PRUNE_INPUTS = BASE_INPUTS
@@ -66,42 +66,6 @@ def encoding_sums(w1):
                             total = total + w1[k, first + q] * np.float32(x)
                     enc[k, 25 * side + p, c] = total
     return enc.reshape(n_nets, 50 * 16, h), np.ones(50 * 16, np.float32)
-
-
-@njit(**INNER)
-def _side_counts(b, swapped, counts):
-    """From interchange board ``b``: counts[0..3] = on-board checkers and back point of
-    gnubg's side 0 and side 1 (the side on roll is side 1, or side 0 with ``swapped``;
-    -1: none), counts[4..7] = their checkers on points 0 and 1 (side 0's then side 1's):
-    what :func:`fastbg.evaluators.net_kernels.classify` and the sanity check read.
-    Without branches on the board (they cost 0.1 us a position, measured)."""
-    tm = 0
-    to = 0
-    km = -1
-    ko = -1
-    for idx in range(1, 25):
-        v = np.int64(b[idx])
-        pos = max(v, 0)
-        neg = max(-v, 0)
-        tm += pos
-        to += neg
-        km = max(km, idx - 1 if pos > 0 else -1)
-        ko = max(ko, 24 - idx if neg > 0 else -1)
-    bar = np.int64(b[BAR])
-    obar = -np.int64(b[OPP_BAR])
-    tm += bar
-    to += obar
-    km = 24 if bar > 0 else km
-    ko = 24 if obar > 0 else ko
-    m = 0 if swapped else 1
-    counts[2 * m] = tm
-    counts[2 * m + 1] = km
-    counts[2 * (1 - m)] = to
-    counts[2 * (1 - m) + 1] = ko
-    counts[4 + 2 * m] = max(np.int64(b[1]), 0)
-    counts[5 + 2 * m] = max(np.int64(b[2]), 0)
-    counts[4 + 2 * (1 - m)] = max(-np.int64(b[24]), 0)
-    counts[5 + 2 * (1 - m)] = max(-np.int64(b[23]), 0)
 
 
 @njit(**INNER)
@@ -179,7 +143,7 @@ def prune_rows(rows, lo, hi, swapped, pnet, bo, scr, probs, classes):
     h = hidden[:PRUNE_HIDDEN]
     for i in range(lo, hi):
         b = rows[i]
-        _side_counts(b, swapped, counts)
+        side_counts(b, swapped, counts)
         pc = _contact_class(counts)
         if pc < 0:
             _load_gb(rows, i, swapped, gb)
