@@ -301,19 +301,25 @@ def test_hypothesis_boards(board):
 
 
 @njit
-def rolls_both_ways(masks, fast, slow):
-    """Each row (hitters, blots, open, oblots, made) through the rolls' vector lanes and
-    through the loops they replace."""
+def rolls_both_ways(masks, fast, slow, bar1):
+    """Each row (hitters, blots, open, oblots, made or, with ``bar1``, their made points)
+    through the rolls' vector lanes and through the loops they replace."""
     for r in range(masks.shape[0]):
         h, b, o, ob, m = masks[r]
-        fast[r] = G.rolls_no_bar_lanes(h, b, o, ob, m)
-        slow[r] = G._rolls_no_bar(h, b, o, ob, m)
+        if bar1:
+            fast[r] = G.rolls_bar1_lanes(h, b, o, ob, m)
+            slow[r] = G._rolls_bar1(h, b, o, ob, m)
+        else:
+            fast[r] = G.rolls_no_bar_lanes(h, b, o, ob, m)
+            slow[r] = G._rolls_no_bar(h, b, o, ob, m)
 
 
-def test_rolls_lanes_equal_the_loops():
+@pytest.mark.parametrize("bar1", [False, True])
+def test_rolls_lanes_equal_the_loops(bar1):
     """The pip loss's rolls as 32-bit vector lanes give the loops' integers for any masks
-    of the board's widths (hitters 25 bits with the bar, the others 24), dense or sparse."""
-    rng = np.random.default_rng(17)
+    of the board's widths (hitters 25 bits with the bar, the others 24), dense or sparse,
+    with nobody or one checker of ours on the bar."""
+    rng = np.random.default_rng(17 + bar1)
     n = 20_000
     density = rng.random((n, 1))
     bits = lambda w: (rng.random((n, w)) < density) @ (1 << np.arange(w))   # noqa: E731
@@ -321,7 +327,7 @@ def test_rolls_lanes_equal_the_loops():
     masks = masks.astype(np.int64)
     fast = np.zeros((n, 3), np.int64)
     slow = np.zeros((n, 3), np.int64)
-    rolls_both_ways(masks, fast, slow)
+    rolls_both_ways(masks, fast, slow, bar1)
     assert (slow[:, 0] > 0).mean() > 0.5            # most masks have something to hit
     np.testing.assert_array_equal(fast, slow)
 

@@ -664,7 +664,7 @@ def _pip_loss(bar, occ, made, two, omade, oblots):
     if bar == 0:
         npips, n1, n2 = rolls_no_bar_lanes(hitters, blots, opn, oblots, made)
     elif bar == 1:
-        npips, n1, n2 = _rolls_bar1(hitters, blots, opn, oblots, omade)
+        npips, n1, n2 = rolls_bar1_lanes(hitters, blots, opn, oblots, omade)
     else:
         npips, n1, n2 = _rolls_bar2(blots)
     return npips, n1, n2
@@ -742,14 +742,17 @@ _ND_LANES = 16
 _DB_LANES = 8
 
 
-def _make_rolls_no_bar_lanes():
+def _make_rolls_no_bar_lanes(bar1=False):
     """The intrinsic ``(hitters, blots, opn, oblots, made) -> (pips, n1, n2)``,
     ``rolls_no_bar_lanes``: :func:`_rolls_no_bar`'s operations on <16 x i32> and <8 x i32>
     vectors (the masks fit 25 bits; no shift reaches 32), its sums reduced. numba's loops
     work in 4-lane int64 vectors: 6 passes of about 35 operations a half, here 2. Contact
     positions 0.518 -> 0.486 us (one thread, paired medians of 8 processes in turn, every
     pair faster; an earlier try of this, timed as two package copies in one process,
-    showed no gain: that way of timing favours whichever copy loads first)."""
+    showed no gain: that way of timing favours whichever copy loads first).
+
+    With ``bar1`` the intrinsic ``(hitters, blots, opn, oblots, omade)``,
+    ``rolls_bar1_lanes``: :func:`_rolls_bar1`'s operations the same way."""
     @intrinsic
     def lanes_kernel(typingctx, hitters, blots, opn, oblots, made):
         if not all(isinstance(a, types.Integer) for a in (hitters, blots, opn, oblots, made)):
@@ -792,9 +795,59 @@ def _make_rolls_no_bar_lanes():
                 sh, shr, band, bor, add, sub = (builder.shl, builder.lshr, builder.and_,
                                                 builder.or_, builder.add, builder.sub)
                 hitters, blots, opn, oblots, made = (splat(v) for v in vals)
+                omade = made
                 used = c([1 if q < len(a_list) else 0 for q in range(n)])
                 pad = [1] * (n - len(a_list))
-                if not double:
+                low24, one = c(LOW24), c(1)
+
+                def bit(x, shift):
+                    return band(shr(x, shift), one)
+                if bar1 and not double:
+                    a = c(a_list + pad)
+                    b = c(b_list + [2] * len(pad))
+                    ab = add(a, b)
+                    ha = band(hitters, sh(blots, a))
+                    hb = band(hitters, sh(blots, b))
+                    ba, bb = bit(ha, c(24)), bit(hb, c(24))
+                    ka, kb = top(band(ha, low24)), top(band(hb, low24))
+                    ok_a = band(ge0(ka), sub(one, bit(omade, sub(c(24), b))))
+                    ok_b = band(band(ge0(kb), sub(one, ok_a)),
+                                sub(one, bit(omade, sub(c(24), a))))
+                    nrc = add(add(ba, ok_a), add(bb, ok_b))
+                    mul = builder.mul
+                    nrp = mx(mx(mul(ba, sub(c(25), a)), mul(ok_a, add(sub(ka, a), one))),
+                             mx(mul(bb, sub(c(25), b)), mul(ok_b, add(sub(kb, b), one))))
+                    hc = band(band(shr(blots, sub(c(24), ab)),
+                                   bor(shr(opn, sub(c(24), a)), shr(opn, sub(c(24), b)))), one)
+                    e = band(bor(shr(oblots, sub(c(22), a)), shr(oblots, sub(c(22), b))), hc)
+                    nrc = add(mx(nrc, hc), e)
+                    nrp = mx(nrp, mul(hc, sub(c(25), ab)))
+                    weight = c(2)
+                elif bar1:
+                    d = c(a_list + pad)
+                    mul = builder.mul
+                    d2, d3, d4 = add(d, d), mul(d, c(3)), mul(d, c(4))
+                    h = band(hitters, sh(blots, d))
+                    bd = bit(h, c(24))
+                    kd = top(band(h, low24))
+                    ok = band(ge0(kd), sub(one, bit(omade, sub(c(24), d2))))
+                    nrc = add(bd, ok)
+                    nrp = mx(mul(bd, sub(c(25), d)), mul(ok, add(sub(kd, d), one)))
+                    o1 = shr(opn, sub(c(24), d))
+                    o2 = shr(opn, sub(c(24), d2))
+                    o3 = shr(opn, sub(c(24), d3))
+                    x2 = band(band(shr(blots, sub(c(24), d2)), o1), one)
+                    x3 = band(band(band(shr(blots, sub(c(24), d3)), o1), o2), one)
+                    x4 = band(band(band(band(shr(blots, sub(c(24), d4)), o1), o2), o3), one)
+                    b1 = shr(oblots, sub(c(22), d))
+                    b2 = bor(b1, shr(oblots, sub(c(22), d2)))
+                    b3 = bor(b2, shr(oblots, sub(c(22), d3)))
+                    e = add(add(band(b1, x2), band(b2, x3)), band(b3, x4))
+                    nrc = add(mx(nrc, bor(bor(x2, x3), x4)), e)
+                    nrp = mx(nrp, mx(mul(x2, sub(c(25), d2)),
+                                     mx(mul(x3, sub(c(25), d3)), mul(x4, sub(c(25), d4)))))
+                    weight = c(1)
+                elif not double:
                     a = c(a_list + pad)
                     b = c(b_list + [2] * len(pad))
                     ab = add(a, b)
@@ -850,6 +903,7 @@ if config.DISABLE_JIT:
     rolls_no_bar_lanes = _rolls_no_bar      # the loops: no intrinsics without the JIT
 else:
     rolls_no_bar_lanes = _make_rolls_no_bar_lanes()
+    rolls_bar1_lanes = _make_rolls_no_bar_lanes(bar1=True)
 
 
 @njit(**INNER)
@@ -904,6 +958,10 @@ def _rolls_bar1(hitters, blots, opn, oblots, omade):
         n1 += np.int64(nrc > 0)
         n2 += np.int64(nrc > 1)
     return npips, n1, n2
+
+
+if config.DISABLE_JIT:
+    rolls_bar1_lanes = _rolls_bar1          # the loops: no intrinsics without the JIT
 
 
 @njit(**INNER)
