@@ -742,7 +742,7 @@ _ND_LANES = 16
 _DB_LANES = 8
 
 
-def _make_rolls_no_bar_lanes(bar1=False):
+def _make_rolls_lanes(bar1=False):
     """The intrinsic ``(hitters, blots, opn, oblots, made) -> (pips, n1, n2)``,
     ``rolls_no_bar_lanes``: :func:`_rolls_no_bar`'s operations on <16 x i32> and <8 x i32>
     vectors (the masks fit 25 bits; no shift reaches 32), its sums reduced. numba's loops
@@ -902,8 +902,8 @@ def _make_rolls_no_bar_lanes(bar1=False):
 if config.DISABLE_JIT:
     rolls_no_bar_lanes = _rolls_no_bar      # the loops: no intrinsics without the JIT
 else:
-    rolls_no_bar_lanes = _make_rolls_no_bar_lanes()
-    rolls_bar1_lanes = _make_rolls_no_bar_lanes(bar1=True)
+    rolls_no_bar_lanes = _make_rolls_lanes()
+    rolls_bar1_lanes = _make_rolls_lanes(bar1=True)
 
 
 @njit(**INNER)
