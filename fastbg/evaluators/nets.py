@@ -370,11 +370,12 @@ def _zeros_aligned(shape, dtype):
     n = int(np.prod(shape))
     size = n * dtype.itemsize
     if size >= HUGE_PAGE // 2 and hasattr(mmap, "MADV_HUGEPAGE"):
-        buf = mmap.mmap(-1, -(-size // HUGE_PAGE) * HUGE_PAGE + HUGE_PAGE)
+        pages = -(-size // HUGE_PAGE) * HUGE_PAGE        # whole huge pages, plus one to align
+        buf = mmap.mmap(-1, pages + HUGE_PAGE)
         arr = np.frombuffer(buf, np.uint8)
         off = -arr.ctypes.data % HUGE_PAGE
         try:
-            buf.madvise(mmap.MADV_HUGEPAGE, off, -(-size // HUGE_PAGE) * HUGE_PAGE)
+            buf.madvise(mmap.MADV_HUGEPAGE, off, pages)
         except OSError:
             pass
         return arr[off:off + size].view(dtype).reshape(shape)

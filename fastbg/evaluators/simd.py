@@ -571,7 +571,6 @@ def hidden_sums_adds_reference(w, b, adds, n_adds, inp, nz, n, out):
 
 
 if config.DISABLE_JIT:
-    hidden_sums_128 = hidden_sums_reference
     hidden_sums_adds_128 = hidden_sums_adds_reference
     hidden_sums_16 = hidden_sums_reference
     outputs_16_pairwise = outputs_reference
@@ -581,12 +580,6 @@ if config.DISABLE_JIT:
     sigmoids_to_row = sigmoids_to_row_reference
     outputs_rows = outputs_rows_reference
 else:
-    @njit(**HOT)
-    def hidden_sums_128(w, b, inp, nz, n, out):
-        """:func:`hidden_sums` of a net known to have 128 hidden units (``w`` at least 128
-        wide, ``b`` and ``out`` 128 long): the vector path only."""
-        _hidden_sums_128(w, b, inp, nz, n, out)
-
     @njit(**HOT)
     def hidden_sums_adds_128(w, b, adds, n_adds, inp, nz, n, out):
         """:func:`hidden_sums_adds_reference` of a net of 128 hidden units, in vectors:
