@@ -470,3 +470,30 @@ def test_small_divisions_by_multiply():
     x = np.arange(ik.DIV_SMALL_LIMIT, dtype=np.int64)
     for d in range(1, 16):
         np.testing.assert_array_equal((x * ik.DIV_SMALL[d]) >> 32, x // d)
+
+
+@njit
+def timing_both_ways(boards, nobs, means, fast, slow):
+    """Each board's timing sums through the 32-bit vector lanes and through the loop."""
+    for r in range(boards.shape[0]):
+        fast[r] = G.timing_sums_lanes(boards[r], nobs[r], means[r])
+        slow[r] = G._timing_sums(boards[r], nobs[r], means[r])
+
+
+def test_timing_lanes_equal_the_loop():
+    """The timing features' point sums as vector lanes give the loop's six integers for
+    boards of 0..15 checkers a point (bar included), any rearmost opponent checker
+    (-1..23) and mean point; rows of a C board and strided columns alike."""
+    rng = np.random.default_rng(23)
+    n = 20_000
+    boards = rng.integers(0, 16, (n, 25)) * (rng.random((n, 25)) < rng.random((n, 1)))
+    nobs = rng.integers(-1, 24, n)
+    means = rng.integers(0, 25, n)
+    fast = np.zeros((n, 6), np.int64)
+    slow = np.zeros((n, 6), np.int64)
+    timing_both_ways(boards, nobs, means, fast, slow)
+    assert slow[:, 3].max() > 1000 and (slow[:, 0] > 0).mean() > 0.5
+    np.testing.assert_array_equal(fast, slow)
+    strided = np.asfortranarray(boards)          # rows with a stride: the lane-by-lane load
+    timing_both_ways(strided, nobs, means, fast, slow)
+    np.testing.assert_array_equal(fast, slow)

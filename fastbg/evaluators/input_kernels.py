@@ -984,6 +984,132 @@ def _rolls_bar2(blots):
     return npips, n1, n2
 
 
+@njit(**INNER)
+def _timing_sums(board, nob, mean):
+    """The point sums of gnubg's timing features for ``board`` (points 0..24), its
+    opponent's rearmost checker at ``nob`` (our numbering) and its mean point ``mean``:
+    (break-contact, free pips, checkers beyond the mean, their second moment, the timing
+    checkers and their pips from point 6 up). Every sum is below 10,000: int32 holds them.
+    The kernels run :func:`timing_sums_lanes`, the same operations on 32-bit lanes; this
+    is its reference."""
+    zero = np.int32(0)
+    nob = np.int32(nob)
+    mean = np.int32(mean)
+    brk = zero
+    free = zero
+    j2 = zero
+    k2 = zero
+    t = zero
+    no = zero
+    for ii in range(25):
+        i = np.int32(ii)
+        b = np.int32(board[ii])
+        brk += (i + np.int32(1) - nob) * b if i > nob else zero
+        free += (i + np.int32(1)) * b if i < nob else zero
+        g = i > mean
+        dm = i - mean
+        j2 += b if g else zero
+        k2 += b * dm * dm if g else zero
+        full = (ii < 12) | (i <= nob) | (ii == 24)
+        k = b if full else (np.int32(1) if b == 1 else (b - np.int32(2) if b > 2 else zero))
+        k = k if ii >= 6 else zero
+        no += k
+        t += i * k
+    return (np.int64(brk), np.int64(free), np.int64(j2), np.int64(k2), np.int64(no),
+            np.int64(t))
+
+
+# Lanes of :func:`timing_sums_lanes`: the 25 points and 7 empty lanes.
+_TIMING_LANES = 32
+
+
+@intrinsic
+def _timing_sums_intrinsic(typingctx, board, nob, mean):
+    """:func:`_timing_sums` on one <32 x i32> vector of the points (lanes 25..31 zero),
+    its six sums reduced. numba widens the loop to int64 (its second moment by int64
+    multiplies, three micro-ops each on these hosts): 4-lane passes, here 2 registers."""
+    if not (isinstance(board, types.Array) and board.ndim == 1 and board.dtype == types.int64
+            and isinstance(nob, types.Integer) and isinstance(mean, types.Integer)):
+        return None
+    sig = types.UniTuple(types.int64, 6)(board, nob, mean)
+
+    def codegen(context, builder, signature, args):
+        i1, i32, i64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+        n = _TIMING_LANES
+        iv = ir.VectorType(i32, n)
+        arr = context.make_array(signature.args[0])(context, builder, args[0])
+        reduce = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(i32, [iv]), f"llvm.vector.reduce.add.v{n}i32")
+
+        def c(v):
+            return ir.Constant(iv, v if isinstance(v, list) else [v] * n)
+
+        def splat(x):
+            v = builder.insert_element(ir.Constant(iv, ir.Undefined), x, ir.Constant(i32, 0))
+            return builder.shuffle_vector(v, ir.Constant(iv, ir.Undefined), c(0))
+
+        # the points: three 8-lane loads and the bar, narrowed to 32 bits
+        v8 = ir.VectorType(i64, 8)
+        stride = builder.extract_value(arr.strides, 0)
+        parts = []
+        if signature.args[0].layout == "C":
+            for q in range(3):
+                ptr = builder.gep(arr.data, [ir.Constant(i64, 8 * q)])
+                parts.append(builder.trunc(builder.load(builder.bitcast(ptr, v8.as_pointer()),
+                                                        align=8), ir.VectorType(i32, 8)))
+            lanes = [24]
+        else:
+            lanes = list(range(25))
+        last = ir.Constant(ir.VectorType(i32, 8), [0] * 8)
+        pts = ir.Constant(iv, [0] * n) if lanes != [24] else None
+        for k in lanes:
+            addr = builder.add(builder.ptrtoint(arr.data, i64),
+                               builder.mul(stride, ir.Constant(i64, k)))
+            x = builder.trunc(builder.load(builder.inttoptr(addr, i64.as_pointer())), i32)
+            if pts is None:
+                last = builder.insert_element(last, x, ir.Constant(i32, 0))
+            else:
+                pts = builder.insert_element(pts, x, ir.Constant(i32, k))
+        if pts is None:
+            i8x16 = ir.Constant(ir.VectorType(i32, 16), list(range(16)))
+            lo = builder.shuffle_vector(parts[0], parts[1], i8x16)
+            hi = builder.shuffle_vector(parts[2], last, i8x16)
+            b = builder.shuffle_vector(lo, hi, c(list(range(32))))
+        else:
+            b = pts
+        nob_v = splat(builder.trunc(context.cast(builder, args[1], signature.args[1],
+                                                 types.int64), i32))
+        mean_v = splat(builder.trunc(context.cast(builder, args[2], signature.args[2],
+                                                  types.int64), i32))
+        i = c(list(range(n)))
+        zero, one = c(0), c(1)
+        add, sub, mul, sel = builder.add, builder.sub, builder.mul, builder.select
+
+        def cmp(op, x, y):
+            return builder.icmp_signed(op, x, y)
+        brk = sel(cmp(">", i, nob_v), mul(sub(add(i, one), nob_v), b), zero)
+        free = sel(cmp("<", i, nob_v), mul(add(i, one), b), zero)
+        g = cmp(">", i, mean_v)
+        dm = sub(i, mean_v)
+        j2 = sel(g, b, zero)
+        k2 = sel(g, mul(mul(b, dm), dm), zero)
+        full = builder.or_(builder.or_(cmp("<", i, c(12)), cmp("<=", i, nob_v)),
+                           cmp("==", i, c(24)))
+        spare = sel(cmp("==", b, one), one, sel(cmp(">", b, c(2)), sub(b, c(2)), zero))
+        k = sel(cmp(">=", i, c(6)), sel(full, b, spare), zero)
+        t = mul(i, k)
+        out = [builder.sext(builder.call(reduce, [v]), i64) for v in (brk, free, j2, k2, k, t)]
+        return context.make_tuple(builder, signature.return_type, out)
+
+    return sig, codegen
+
+
+if config.DISABLE_JIT:
+    timing_sums_lanes = _timing_sums        # the loop: no intrinsics without the JIT
+else:
+    timing_sums_lanes = _timing_sums_intrinsic
+
+
 @njit(**HOT)
 def half_inputs(board, opp, inp, o):
     """gnubg's CalculateHalfInputs: 25 features of ``board`` (against ``opp``) at inp[o:];
@@ -1081,31 +1207,10 @@ def _half_from(board, mine, theirs_summary, inp, o, contact250):
     mean = np.int32(_div_small(isum + tot - 1, tot)) if tot else np.int32(0)
 
     # Timing: checkers beyond the 12-point still in contact count only as spares. The
-    # values as int32 (every sum here is below 10,000) and the flags as selects, not
-    # multiplies: both halves' pass 0.067 -> 0.047 us with the divisions below (one
-    # thread; 0.060 us with the selects and divisions but int64 values).
-    nob = np.int32(n_opp_back)
+    # point sums as 32-bit vector lanes (:func:`timing_sums_lanes`; :func:`_timing_sums`
+    # is its reference).
+    brk, free, j2, k2, no, t = timing_sums_lanes(board, n_opp_back, mean)
     zero = np.int32(0)
-    brk = zero
-    free = zero
-    j2 = zero
-    k2 = zero
-    t = zero
-    no = zero
-    for ii in range(25):
-        i = np.int32(ii)
-        b = np.int32(board[ii])
-        brk += (i + np.int32(1) - nob) * b if i > nob else zero
-        free += (i + np.int32(1)) * b if i < nob else zero
-        g = i > mean
-        dm = i - mean
-        j2 += b if g else zero
-        k2 += b * dm * dm if g else zero
-        full = (ii < 12) | (i <= nob) | (ii == 24)
-        k = b if full else (np.int32(1) if b == 1 else (b - np.int32(2) if b > 2 else zero))
-        k = k if ii >= 6 else zero
-        no += k
-        t += i * k
     inp[o + I_BREAK_CONTACT] = brk * INV_BREAK
     inp[o + I_FREEPIP] = free * INV_100
     if j2:
