@@ -175,6 +175,30 @@ def test_mover_scores_equal_the_nets_scores(net):
     np.testing.assert_array_equal(mover_scores(net.probabilities(flipped)), net.scores(res))
 
 
+def test_row_words_and_flip_row():
+    """The level kernels' row helpers: row_words reads a row's 26 bytes as little-endian
+    words (the last row too), flip_row writes a row reversed and negated and nothing
+    beside it (the rows around it keep their bytes)."""
+    from numba import njit
+    from fastbg.position.bits import flip_row, row_words
+
+    @njit
+    def run(src, dst, words):
+        for r in range(src.shape[0]):
+            words[r] = row_words(src, r)
+            flip_row(src, r, dst, src.shape[0] - 1 - r)
+
+    rng = np.random.default_rng(41)
+    src = rng.integers(-15, 16, (300, 26)).astype(np.int8)
+    dst = np.full((300, 26), 99, np.int8)
+    words = np.zeros((300, 4), np.uint64)
+    run(src, dst, words)
+    raw = np.zeros((300, 32), np.uint8)
+    raw[:, :26] = src.view(np.uint8)
+    np.testing.assert_array_equal(words, raw.view("<u8"))
+    np.testing.assert_array_equal(dst[::-1], -src[:, ::-1])
+
+
 def test_level_kernels_keep_each_nodes_distinct_results():
     """distinct_results: each node's results once, flipped, in order of first appearance,
     and every result row maps back to its own board; the same as numpy's unique."""
@@ -232,7 +256,7 @@ def test_level_kernel_picks_the_first_best_with_its_ties(net):
         child = np.empty(n * 21, np.int64)
         tied = np.empty(n * 21, np.int64)
         k.pick_best(q, off, local, base, np.ones(off[-1], np.int8), np.bool_(leaf), 0, n * 21,
-                    child, tied)
+                    child, tied, np.empty(off[-1]))
         s = mover_scores(q)
         for p in range(n * 21):
             seg = np.arange(off[p], off[p + 1])

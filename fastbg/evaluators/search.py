@@ -199,8 +199,9 @@ def _expand_level(net, nodes, ply, n_threads, prune):
     child = np.empty(pairs, np.int64)
     tied = np.empty(pairs, np.int64)
     leaf = np.bool_(ply == 1)
+    scores = np.empty(len(res))
     run_spans(lambda lo, hi: _k.pick_best(q, off, local, base, keep, leaf, lo, hi, child,
-                                          tied),
+                                          tied, scores),
               pairs, n_threads, min_span=_NODES_PER_SPAN * N_ROLLS)
     child_probs = q[child]
     child_ties = np.zeros(pairs, np.int64)

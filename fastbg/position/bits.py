@@ -97,3 +97,98 @@ else:
     def copy_row(out, row, src):
         """Copy the 26-byte board ``src`` into ``out[row]``."""
         _copy_row(out, row, src)
+
+
+@intrinsic
+def _row_words(typingctx, arr, row):
+    """The 26 bytes of ``arr[row]`` (int8 (m, 26), C order) as four unsigned words: bytes
+    0-7, 8-15 and 16-23 as little-endian 64-bit loads (unaligned) and bytes 24-25 as a
+    16-bit one, each zero-extended to 64 bits."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 2 and arr.layout == "C"
+            and arr.dtype == types.int8 and isinstance(row, types.Integer)):
+        return None
+    sig = types.UniTuple(types.uint64, 4)(arr, row)
+
+    def codegen(context, builder, signature, args):
+        arr_ty, row_ty = signature.args
+        a = context.make_array(arr_ty)(context, builder, args[0])
+        r = context.cast(builder, args[1], row_ty, types.intp)
+        base = cgutils.get_item_pointer(context, builder, arr_ty, a,
+                                        [r, context.get_constant(types.intp, 0)])
+        i16, i64 = ir.IntType(16), ir.IntType(64)
+        words = []
+        for off, ty in ((0, i64), (8, i64), (16, i64), (24, i16)):
+            ptr = builder.bitcast(builder.gep(base, [ir.Constant(i64, off)]), ty.as_pointer())
+            w = builder.load(ptr, align=1)
+            words.append(w if ty is i64 else builder.zext(w, i64))
+        return context.make_tuple(builder, signature.return_type, words)
+
+    return sig, codegen
+
+
+if config.DISABLE_JIT:
+    def row_words(arr, row):
+        """The 26 bytes of ``arr[row]`` as four unsigned words (see ``_row_words``)."""
+        raw = arr[row, :BOARD_SIZE].tobytes()
+        return tuple(int.from_bytes(raw[k:k + 8], "little") for k in (0, 8, 16, 24))
+else:
+    @njit(cache=True, inline="always")
+    def row_words(arr, row):
+        """The 26 bytes of ``arr[row]`` (int8 (m, 26)) as four unsigned 64-bit words: bytes
+        0-7, 8-15, 16-23 and 24-25, little-endian (for hashing and comparing rows)."""
+        return _row_words(arr, row)
+
+
+@intrinsic
+def _flip_row(typingctx, src, s_row, dst, d_row):
+    """dst[d_row] = src[s_row] reversed and negated (both int8 (m, 26), C order): one
+    masked 32-byte load, a byte shuffle, a negate and one masked store."""
+    if not all(isinstance(a, types.Array) and a.ndim == 2 and a.layout == "C"
+               and a.dtype == types.int8 for a in (src, dst)):
+        return None
+    if not all(isinstance(r, types.Integer) for r in (s_row, d_row)):
+        return None
+    sig = types.void(src, s_row, dst, d_row)
+
+    def codegen(context, builder, signature, args):
+        i1, i8, i32, i64 = (ir.IntType(n) for n in (1, 8, 32, 64))
+        v32 = ir.VectorType(i8, 32)
+        m32 = ir.VectorType(i1, 32)
+        ptrs = []
+        for arr_ty, arr_v, row_ty, row_v in ((signature.args[0], args[0], signature.args[1],
+                                              args[1]),
+                                             (signature.args[2], args[2], signature.args[3],
+                                              args[3])):
+            a = context.make_array(arr_ty)(context, builder, arr_v)
+            r = context.cast(builder, row_v, row_ty, types.intp)
+            p = cgutils.get_item_pointer(context, builder, arr_ty, a,
+                                         [r, context.get_constant(types.intp, 0)])
+            ptrs.append(builder.bitcast(p, v32.as_pointer()))
+        mask = ir.Constant(m32, [1 if k < BOARD_SIZE else 0 for k in range(32)])
+        zero = ir.Constant(v32, [0] * 32)
+        load = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(v32, [v32.as_pointer(), i32, m32, v32]),
+            "llvm.masked.load.v32i8.p0")
+        store = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [v32, v32.as_pointer(), i32, m32]),
+            "llvm.masked.store.v32i8.p0")
+        x = builder.call(load, [ptrs[0], ir.Constant(i32, 1), mask, zero])
+        order = [BOARD_SIZE - 1 - k if k < BOARD_SIZE else k for k in range(32)]
+        y = builder.sub(zero, builder.shuffle_vector(x, zero, ir.Constant(ir.VectorType(i32, 32),
+                                                                          order)))
+        builder.call(store, [y, ptrs[1], ir.Constant(i32, 1), mask])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+if config.DISABLE_JIT:
+    def flip_row(src, s_row, dst, d_row):
+        """dst[d_row] = src[s_row] seen by the other player (reversed, negated)."""
+        dst[d_row, :BOARD_SIZE] = -src[s_row, BOARD_SIZE - 1::-1]
+else:
+    @njit(cache=True, inline="always")
+    def flip_row(src, s_row, dst, d_row):
+        """dst[d_row] = src[s_row] seen by the other player: the 26 entries reversed and
+        negated (docs/rules.md section 1), as one masked vector load and store."""
+        _flip_row(src, s_row, dst, d_row)
