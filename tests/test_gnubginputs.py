@@ -497,3 +497,33 @@ def test_timing_lanes_equal_the_loop():
     strided = np.asfortranarray(boards)          # rows with a stride: the lane-by-lane load
     timing_both_ways(strided, nobs, means, fast, slow)
     np.testing.assert_array_equal(fast, slow)
+
+
+@njit
+def point_adds_both_ways(gbs, fast, slow, counts):
+    """Each board's point add rows, both sides, through the vector lanes and the loop."""
+    for r in range(gbs.shape[0]):
+        c = np.uint64(3)                      # after some rows already listed
+        d = np.uint64(3)
+        for s in range(2):
+            c = G.point_adds_lanes(gbs[r], s, fast[r], c)
+            d = G._point_adds(gbs[r], s, slow[r], d)
+        counts[r, 0] = c
+        counts[r, 1] = d
+
+
+def test_point_adds_lanes_equal_the_loop():
+    """The base inputs' add rows of the 24 points by vector lanes are the loop's, in the
+    same order and number, for 0..15 checkers on any point of either side."""
+    rng = np.random.default_rng(29)
+    n = 5_000
+    gbs = (rng.integers(0, 16, (n, 2, 25)) * (rng.random((n, 2, 25)) < rng.random((n, 1, 1))))
+    gbs = gbs.astype(np.int64)
+    fast = np.full((n, 128), -1, np.int64)
+    slow = np.full((n, 128), -1, np.int64)
+    counts = np.zeros((n, 2), np.int64)
+    point_adds_both_ways(gbs, fast, slow, counts)
+    assert (counts[:, 1] > 60).any() and (counts[:, 1] < 10).any()
+    np.testing.assert_array_equal(counts[:, 0], counts[:, 1])
+    for r in range(n):                       # rows past the count are scratch
+        np.testing.assert_array_equal(fast[r, :counts[r, 0]], slow[r, :counts[r, 1]])
