@@ -562,3 +562,53 @@ def test_nply_net_cube_matches_reference(gnubg_net):
     assert not (np.array_equal(zero.cube, res.cube) and np.array_equal(zero.points, res.points)
                 and np.array_equal(zero.plies, res.plies))
     # whole matches with this cube run in lock-step: tests/test_lockstep_matches.py
+
+
+def test_board_and_summaries_and_class_from_them():
+    """The vector load of a row (gnubg's board and both sides' summaries) equals the
+    plain conversion and summaries, either side on roll, and the class read from the
+    summaries is ClassifyPosition's: on positions of games, bear-offs, races, finished
+    games and random boards with checkers on the bar and borne off."""
+    from numba import njit
+    from fastbg.evaluators import input_kernels as ki
+
+    @njit
+    def both(rows, binom, gb_fast, gb_slow, s_fast, s_slow, classes):
+        for i in range(rows.shape[0]):
+            for sw in range(2):
+                swapped = sw == 1
+                a0, a1 = kg.board_and_summaries(rows, i, swapped, gb_fast[i, sw])
+                b0, b1 = kg._board_and_summaries(rows, i, swapped, gb_slow[i, sw])
+                s_fast[i, sw, 0] = np.array(a0)
+                s_fast[i, sw, 1] = np.array(a1)
+                s_slow[i, sw, 0] = np.array(b0)
+                s_slow[i, sw, 1] = np.array(b1)
+                classes[i, sw, 0] = kg.classify_from(gb_fast[i, sw], a0, a1, binom)
+                classes[i, sw, 1] = kg.classify(gb_slow[i, sw], binom)
+
+    rng = np.random.default_rng(37)
+    rows = [game_positions(400, seed=38), bearoff_positions(200, seed=39)]
+    finished = game_positions(50, seed=40)
+    finished[:, 1:25] = np.maximum(finished[:, 1:25], 0)      # the opponent borne off
+    finished[:, 0] = 0
+    rows.append(finished)
+    rand = np.zeros((400, 26), np.int8)                        # random, bar and off too
+    for r in rand:
+        for side, sign in ((1, 1), (-1, -1)):
+            k = rng.integers(0, 16)
+            np.add.at(r, rng.integers(1, 25, k), sign)
+            r[25 if side == 1 else 0] = sign * rng.integers(0, 3)
+    rows.append(rand)
+    rows = np.ascontiguousarray(np.concatenate(rows))
+    n = len(rows)
+    gb_fast = np.full((n, 2, 2, 25), -7, np.int64)
+    gb_slow = np.full((n, 2, 2, 25), -7, np.int64)
+    s_fast = np.zeros((n, 2, 2, 7), np.int64)
+    s_slow = np.zeros((n, 2, 2, 7), np.int64)
+    classes = np.zeros((n, 2, 2), np.int64)
+    both(rows, fastbg.gnubg_net().bearoff.binom, gb_fast, gb_slow, s_fast, s_slow, classes)
+    np.testing.assert_array_equal(gb_fast, gb_slow)
+    np.testing.assert_array_equal(s_fast, s_slow)
+    np.testing.assert_array_equal(classes[..., 0], classes[..., 1])
+    assert len(np.unique(classes)) >= 5                 # over, bear-offs, race, crashed, contact
+    assert ki.BOARD_SIZE == 26

@@ -18,7 +18,7 @@ from fastbg.position.bits import ctlz64 as _ctlz64
 from fastbg.position.bits import ctpop64 as _ctpop64
 from fastbg.position.bits import cttz64 as _cttz64
 from fastbg.jit import HOT, INNER
-from fastbg.constants import CHECKERS
+from fastbg.constants import BOARD_SIZE, CHECKERS
 
 
 # Half-input features (gnubg's inputs.c enum order), 25 per side after the 200 base inputs.
@@ -1413,11 +1413,100 @@ def contact_features(gb, inp, nz, contact250):
     are left as they were: :func:`base_adds` lists their rows instead); returns the number
     of non-zero ones, listed in input order in nz: the input's index where it is
     multiplied, its product row (>= 250, :func:`extended_weights`) where it has one."""
-    s0 = _side_summary(gb[0])
-    s1 = _side_summary(gb[1])
+    return contact_features_from(gb, _side_summary(gb[0]), _side_summary(gb[1]), inp, nz,
+                                 contact250)
+
+
+@njit(**HOT)
+def contact_features_from(gb, s0, s1, inp, nz, contact250):
+    """:func:`contact_features` given the sides' :func:`_side_summary` ``s0``, ``s1``
+    (rows 0 and 1 of ``gb``), as :func:`board_and_summaries` makes them."""
     _half_from(gb[1], s1, s0, inp, np.int64(BASE_INPUTS), contact250)
     _half_from(gb[0], s0, s1, inp, BASE_INPUTS + MORE_INPUTS, contact250)
     return feature_entries(inp, nz, contact250)
+
+
+# Lanes of :func:`board_and_summaries`: an interchange board's 26 bytes, and 6 empty.
+_BOARD_LANES = 32
+
+
+@intrinsic
+def _board_and_summaries_intrinsic(typingctx, rows, i, swapped, gb):
+    """gnubg's board of interchange row rows[i] into gb (row 1 the side on roll, or row 0
+    with ``swapped``; as :func:`fastbg.evaluators.net_kernels.to_gnubg`) and both rows'
+    :func:`_side_summary`, from one masked 32-byte load: each side's points as <32 x i8>
+    lanes (the mover's shifted down a place, the other's reversed and negated), stored
+    widened by masked stores, their bitmasks by compares and their sums by reductions."""
+    if not (isinstance(rows, types.Array) and rows.ndim == 2 and rows.layout == "C"
+            and rows.dtype == types.int8 and isinstance(i, types.Integer)
+            and isinstance(swapped, types.Boolean) and isinstance(gb, types.Array)
+            and gb.ndim == 2 and gb.layout == "C" and gb.dtype == types.int64):
+        return None
+    sig = types.UniTuple(types.UniTuple(types.int64, 7), 2)(rows, i, swapped, gb)
+
+    def codegen(context, builder, signature, args):
+        rows_ty, i_ty, sw_ty, gb_ty = signature.args
+        i1, i8, i16, i32, i64 = (ir.IntType(n) for n in (1, 8, 16, 32, 64))
+        n = _BOARD_LANES
+        bv, mv = ir.VectorType(i8, n), ir.VectorType(i1, n)
+        hv, lv = ir.VectorType(i16, n), ir.VectorType(i64, n)
+        rows_arr = context.make_array(rows_ty)(context, builder, args[0])
+        gb_arr = context.make_array(gb_ty)(context, builder, args[3])
+        r = context.cast(builder, args[1], i_ty, types.intp)
+        src = cgutils.get_item_pointer(context, builder, rows_ty, rows_arr,
+                                       [r, context.get_constant(types.intp, 0)])
+        sw = context.cast(builder, args[2], sw_ty, types.boolean)
+        sw = builder.trunc(sw, i1) if sw.type != i1 else sw
+
+        def fn(name, ret, params):
+            return cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, params),
+                                                  name)
+        load = fn("llvm.masked.load.v32i8.p0", bv, [bv.as_pointer(), i32, mv, bv])
+        store = fn("llvm.masked.store.v32i64.p0", ir.VoidType(),
+                   [lv, lv.as_pointer(), i32, mv])
+        red8 = fn("llvm.vector.reduce.add.v32i8", i8, [bv])
+        red16 = fn("llvm.vector.reduce.add.v32i16", i16, [hv])
+
+        def idx(v):
+            return ir.Constant(ir.VectorType(i32, n), v)
+        zero = ir.Constant(bv, [0] * n)
+        x = builder.call(load, [builder.bitcast(src, bv.as_pointer()), ir.Constant(i32, 1),
+                                ir.Constant(mv, [k < BOARD_SIZE for k in range(n)]), zero])
+        # the mover's points 0..24 are row entries 1..25; the other's point j is -b[24 - j]
+        mover = builder.shuffle_vector(x, zero, idx([k + 1 if k < 25 else n for k in range(n)]))
+        other = builder.shuffle_vector(builder.sub(zero, x), zero,
+                                       idx([24 - k if k < 25 else n for k in range(n)]))
+
+        def positive(v):
+            return builder.select(builder.icmp_signed(">", v, zero), v, zero)
+        mover, other = positive(mover), positive(other)
+        row0 = builder.select(sw, mover, other)
+        row1 = builder.select(sw, other, mover)
+        keep = ir.Constant(mv, [k < 25 for k in range(n)])
+        out = []
+        for q, v in enumerate((row0, row1)):
+            dst = builder.gep(gb_arr.data, [ir.Constant(i64, 25 * q)])
+            builder.call(store, [builder.sext(v, lv), builder.bitcast(dst, lv.as_pointer()),
+                                 ir.Constant(i32, 8), keep])
+
+            def bits(cond):
+                return builder.zext(builder.bitcast(cond, i32), i64)
+            occ = bits(builder.icmp_signed(">", v, zero))
+            made = bits(builder.icmp_signed(">", v, ir.Constant(bv, [1] * n)))
+            one = bits(builder.icmp_signed("==", v, ir.Constant(bv, [1] * n)))
+            two = bits(builder.icmp_signed("==", v, ir.Constant(bv, [2] * n)))
+            tot = builder.sext(builder.call(red8, [v]), i64)
+            isum = builder.sext(builder.call(red16, [builder.mul(
+                builder.zext(v, hv), ir.Constant(hv, list(range(n))))]), i64)
+            home = ir.Constant(mv, [18 <= k < 24 for k in range(n)])
+            n_bc = builder.sext(builder.call(red8, [builder.select(home, v, zero)]), i64)
+            out.append(context.make_tuple(builder, signature.return_type.types[q],
+                                          [occ, made, one, two, tot, isum, n_bc]))
+        return context.make_tuple(builder, signature.return_type, out)
+
+    return sig, codegen
+
+
 
 
 @njit(**INNER)

@@ -75,7 +75,9 @@ from fastbg.evaluators.input_kernels import (  # noqa: F401  (re-exported: tests
     race_inputs,
     _men_off_contact)
 from fastbg.evaluators.input_kernels import (MAX_ADDS, WEIGHT_ROWS, base_adds,
-                                             contact_features, race_adds)
+                                             contact_features_from, race_adds, _side_summary,
+                                             _board_and_summaries_intrinsic, _top)
+from numba import config
 
 
 # Position classes (gnubg's positionclass order).
@@ -210,22 +212,48 @@ def classify(gb, binom):
             tot = 0
             for i in range(25):
                 tot += gb[side, i]
-            if tot <= 6:
+            if _crashed_side(gb, side, tot):
                 return C_CRASHED
-            if gb[side, 0] > 1:
-                if tot - gb[side, 0] <= 6:
-                    return C_CRASHED
-                if gb[side, 1] > 1 and 1 + tot - (gb[side, 0] + gb[side, 1]) <= 6:
-                    return C_CRASHED
-            else:
-                if tot - (gb[side, 1] - 1) <= 6:
-                    return C_CRASHED
         return C_CONTACT
     if n_back > 5 or n_opp_back > 5:
         return C_RACE
     if bearoff_index(gb[0], binom) > 923 or bearoff_index(gb[1], binom) > 923:
         return C_BEAROFF1
     return C_BEAROFF2
+
+
+@njit(**HOT)
+def classify_from(gb, s0, s1, binom):
+    """:func:`classify` from the sides' :func:`_side_summary` ``s0`` and ``s1`` (rows 0
+    and 1 of ``gb``): the rearmost checkers are their occupied masks' top bits and the
+    checker counts their totals, no pass over the points."""
+    n_opp_back = _top(s0[0])
+    n_back = _top(s1[0])
+    if n_back < 0 or n_opp_back < 0:
+        return C_OVER
+    if n_back + n_opp_back > 22:
+        if _crashed_side(gb, 0, s0[4]) or _crashed_side(gb, 1, s1[4]):
+            return C_CRASHED
+        return C_CONTACT
+    if n_back > 5 or n_opp_back > 5:
+        return C_RACE
+    if bearoff_index(gb[0], binom) > 923 or bearoff_index(gb[1], binom) > 923:
+        return C_BEAROFF1
+    return C_BEAROFF2
+
+
+@njit(**INNER)
+def _crashed_side(gb, side, tot):
+    """gnubg's ClassifyPosition test of one side of ``tot`` checkers: True when it has
+    crashed (at most six checkers left, not counting a made 1-point, or a made 1- and
+    2-point but one checker, or the 2-point's checkers but one)."""
+    if tot <= 6:
+        return True
+    if gb[side, 0] > 1:
+        if tot - gb[side, 0] <= 6:
+            return True
+        return gb[side, 1] > 1 and 1 + tot - (gb[side, 0] + gb[side, 1]) <= 6
+    return tot - (gb[side, 1] - 1) <= 6
 
 
 @njit(**HOT)
@@ -872,6 +900,25 @@ def _load_gb(rows, i, swapped, gb):
 
 
 @njit(**INNER)
+def _board_and_summaries(rows, i, swapped, gb):
+    """:func:`_load_gb` of rows[i] and both rows' :func:`_side_summary` (row 0's, row
+    1's). The kernels run :func:`board_and_summaries`, the same by vector lanes from
+    one load of the row; this is its reference. With :func:`classify_from`: the load,
+    class and summaries of a contact position 25.8 -> 14.9 ns alone (one thread), and
+    in the batch kernel, whose later vector reads of the board no longer wait on its
+    scalar stores, 1-ply searches 7%, 2-ply 10% and hints 8% faster (paired processes
+    in turn, two threads)."""
+    _load_gb(rows, i, swapped, gb)
+    return _side_summary(gb[0]), _side_summary(gb[1])
+
+
+if config.DISABLE_JIT:
+    board_and_summaries = _board_and_summaries      # no intrinsics without the JIT
+else:
+    board_and_summaries = _board_and_summaries_intrinsic
+
+
+@njit(**INNER)
 def _net_of(pc, n_in):
     if pc == C_RACE:
         return NET_RACE
@@ -955,8 +1002,8 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
     for k in range(N_NETS):
         fill[k] = 0
     for i in range(lo, hi):
-        _load_gb(rows, i, swapped, gb)
-        pc = classify(gb, binom)
+        s0, s1 = board_and_summaries(rows, i, swapped, gb)
+        pc = classify_from(gb, s0, s1, binom)
         classes[i] = pc
         if pc <= C_BEAROFF1:
             _evaluate_table(gb, pc, net.mode, bo, out)
@@ -971,7 +1018,7 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
             n_nz = 0
         else:
             n_adds = base_adds(gb, adds)
-            n_nz = contact_features(gb, inp, nz, ifuncs[k] == IF_CONTACT250)
+            n_nz = contact_features_from(gb, s0, s1, inp, nz, ifuncs[k] == IF_CONTACT250)
         _simd.hidden_sums_adds_128(w1[k], b1[k], adds, n_adds, inp, nz, n_nz, h)
         _simd.sigmoids_to_row(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
         slot[k, fill[k]] = i
