@@ -215,11 +215,7 @@ def classify(gb, binom):
             if _crashed_side(gb, side, tot):
                 return C_CRASHED
         return C_CONTACT
-    if n_back > 5 or n_opp_back > 5:
-        return C_RACE
-    if bearoff_index(gb[0], binom) > 923 or bearoff_index(gb[1], binom) > 923:
-        return C_BEAROFF1
-    return C_BEAROFF2
+    return _class_without_contact(gb, n_back, n_opp_back, binom)
 
 
 @njit(**HOT)
@@ -235,6 +231,15 @@ def classify_from(gb, s0, s1, binom):
         if _crashed_side(gb, 0, s0[4]) or _crashed_side(gb, 1, s1[4]):
             return C_CRASHED
         return C_CONTACT
+    return _class_without_contact(gb, n_back, n_opp_back, binom)
+
+
+@njit(**INNER)
+def _class_without_contact(gb, n_back, n_opp_back, binom):
+    """The class of a position whose sides have passed each other, from their rearmost
+    checkers: a race while either has a checker beyond its home board, else a bear-off
+    (the two-sided database's class while both sides are among its 924 positions of up
+    to six checkers on six points, the one-sided database's otherwise)."""
     if n_back > 5 or n_opp_back > 5:
         return C_RACE
     if bearoff_index(gb[0], binom) > 923 or bearoff_index(gb[1], binom) > 923:
