@@ -242,7 +242,8 @@ def _class_without_contact(gb, n_back, n_opp_back, binom):
     to six checkers on six points, the one-sided database's otherwise)."""
     if n_back > 5 or n_opp_back > 5:
         return C_RACE
-    if bearoff_index(gb[0], binom) > 923 or bearoff_index(gb[1], binom) > 923:
+    if (bearoff_index(gb[0], binom) >= _bo.N_TWO_SIDED
+            or bearoff_index(gb[1], binom) >= _bo.N_TWO_SIDED):
         return C_BEAROFF1
     return C_BEAROFF2
 
