@@ -5,6 +5,10 @@ Positions are ``int8`` arrays of 26 entries seen from the player on roll (see
 input and call the numba kernels beside them. The areas are subpackages (positions, cube,
 evaluators, analysis, sim, jobs); docs/architecture.md says where each thing lives.
 """
+# First, before any kernel module is imported: numba binds each kernel to a cache folder
+# when it is decorated, and fastbg's belong in the per-user cache, not in site-packages.
+from fastbg.user_cache import install_kernel_cache
+install_kernel_cache()
 from fastbg.constants import START, ROLLS, MAX_RESULTS, VERSION as __version__  # noqa: F401
 from fastbg.position.board import validate, flip, pip_counts, render
 from fastbg.position.ids import (position_id, board_from_position_id, MatchState, match_id,

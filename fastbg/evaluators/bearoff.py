@@ -20,21 +20,14 @@ from pathlib import Path
 import numpy as np
 
 from fastbg.evaluators import bearoff_kernels as _bo
+from fastbg.user_cache import cache_root
 
 CACHE_VERSION = 2           # 2: the gammon distributions
 _LOCK = threading.Lock()
 
 
-def _cache_dir():
-    root = os.environ.get("FASTBG_CACHE")
-    if root:
-        return Path(root)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "fastbg"
-
-
 def _cache_file():
-    return _cache_dir() / f"bearoff-v{CACHE_VERSION}.npz"
+    return cache_root() / f"bearoff-v{CACHE_VERSION}.npz"
 
 
 _NAMES = ("one_sided", "two_sided", "gammon", "race_bg", "race_bg_ok", "gammon_dist")

@@ -1,0 +1,109 @@
+"""fastbg's per-user cache: the bear-off tables and numba's compiled kernels.
+
+Both live under one directory, ``$FASTBG_CACHE`` or else ``$XDG_CACHE_HOME/fastbg`` or
+``~/.cache/fastbg``; the kernels in its ``numba/`` folder (``fastbg info`` prints where and
+how much).
+
+Why the kernels are not left where numba puts them by default (a ``__pycache__`` beside
+each source file): in an installed package that is site-packages, and pip does not know
+those files. ``pip install .`` then ``pip install -e .`` removed fastbg's own files and
+left the ``__pycache__`` folders, and the empty ``fastbg/`` directory they kept shadowed
+the editable install (``import fastbg`` gave an empty namespace package). A read-only or
+shared site-packages cannot take them at all. So :func:`install_kernel_cache` puts a cache
+locator in front of numba's own that claims fastbg's source files, and only those: the
+user's own cached functions stay where numba puts them.
+
+``NUMBA_CACHE_DIR``, when set, still wins (numba's own locator then takes every function,
+fastbg's too): a benchmark of cold starts points it at an empty folder.
+
+Each install gets its own subfolder (named after the source folder and a hash of its
+path, numba's naming), and numba checks every entry against its source file's time stamp
+and size, so two checkouts or versions never read each other's kernels.
+"""
+import os
+import pathlib
+import tempfile
+
+KERNEL_FOLDER = "numba"
+
+
+def cache_root():
+    """The per-user cache directory (not created here)."""
+    root = os.environ.get("FASTBG_CACHE")
+    if root:
+        return pathlib.Path(root)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "fastbg"
+
+
+def kernel_cache_dir():
+    """Where fastbg's compiled kernels are cached: numba's ``NUMBA_CACHE_DIR`` when set,
+    else ``cache_root() / "numba"``."""
+    import numba
+    if numba.config.CACHE_DIR:
+        return pathlib.Path(numba.config.CACHE_DIR)
+    return cache_root() / KERNEL_FOLDER
+
+
+def folder_size(path):
+    """(files, bytes) under ``path``; (0, 0) when it does not exist."""
+    files = size = 0
+    for dirpath, _, names in os.walk(path):
+        for name in names:
+            try:
+                size += os.stat(os.path.join(dirpath, name)).st_size
+            except OSError:          # removed while we walked
+                continue
+            files += 1
+    return files, size
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _numba_locator_base():
+    """numba's user-directory locator and the class holding the locator list; their names
+    lost the leading underscore in numba 0.61."""
+    from numba.core import caching
+    base = getattr(caching, "UserProvidedCacheLocator", None) or caching._UserProvidedCacheLocator
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+    return base, impl
+
+
+def install_kernel_cache():
+    """Put fastbg's locator first in numba's list (once). Call before any kernel module
+    is imported: numba picks a function's locator when it is decorated."""
+    base, impl = _numba_locator_base()
+    if any(getattr(cls, "_fastbg", False) for cls in impl._locator_classes):
+        return
+
+    class FastbgCacheLocator(base):
+        """fastbg's source files -> the per-user kernel cache."""
+        _fastbg = True
+
+        def __init__(self, py_func, py_file):
+            super().__init__(py_func, py_file)
+            self._cache_path = os.path.join(self._root, self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            import numba
+            if numba.config.CACHE_DIR:       # NUMBA_CACHE_DIR set: numba's locator decides
+                return None
+            if not os.path.abspath(py_file).startswith(_PACKAGE + os.sep):
+                return None
+            for root in (kernel_cache_dir(), _fallback_dir()):
+                cls._root = str(root)
+                # numba's base from_function makes the folder and checks it is writable.
+                locator = super(base, cls).from_function(py_func, py_file)
+                if locator is not None:
+                    return locator
+            return None
+
+    impl._locator_classes.insert(0, FastbgCacheLocator)
+
+
+def _fallback_dir():
+    """A home directory that cannot be written (a sandbox, a service account): the
+    system's temporary folder, per user, rather than site-packages."""
+    return pathlib.Path(tempfile.gettempdir()) / f"fastbg-{getattr(os, 'getuid', lambda: 'user')()}" / KERNEL_FOLDER

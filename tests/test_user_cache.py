@@ -1,0 +1,87 @@
+"""Compiled kernels go to the per-user cache, never beside the installed sources.
+
+Each case runs in a child process: numba binds a kernel to its cache folder when the
+kernel is decorated, that is when fastbg is first imported, so the environment has to be
+set before that import.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import fastbg
+
+PACKAGE = os.path.dirname(fastbg.__file__)
+
+# Every numba dispatcher of every fastbg module, with the folder its cache uses.
+_LIST_CACHES = textwrap.dedent("""
+    import importlib, json, pkgutil, sys
+    import numba
+    import fastbg
+    found = {}
+    for info in pkgutil.walk_packages(fastbg.__path__, "fastbg."):
+        if info.name in ("fastbg.cli", "fastbg.__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            cache = getattr(obj, "_cache", None)
+            path = getattr(cache, "_cache_path", None)
+            if isinstance(obj, numba.core.dispatcher.Dispatcher) and path:
+                found[info.name + "." + name] = path
+    fastbg.legal_moves(fastbg.START, (3, 1))      # compiles and caches a few kernels
+    user = sys.argv[1]
+    spec = importlib.util.spec_from_file_location("user_mod", user)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    print(json.dumps({"fastbg": found, "user": mod.double._cache._cache_path}))
+""")
+
+_USER_MODULE = textwrap.dedent("""
+    import numba
+
+    @numba.njit(cache=True)
+    def double(x):
+        return 2 * x
+""")
+
+
+def _run(tmp_path, **env_changes):
+    user = tmp_path / "user_mod.py"
+    user.write_text(_USER_MODULE)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(env_changes)
+    out = subprocess.run([sys.executable, "-c", _LIST_CACHES, str(user)], env=env,
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_every_kernel_caches_in_fastbg_cache_and_user_code_is_left_alone(tmp_path):
+    cache = tmp_path / "cache"
+    found = _run(tmp_path, FASTBG_CACHE=str(cache))
+    assert len(found["fastbg"]) > 50            # the walk really saw the kernels
+    outside = {k: p for k, p in found["fastbg"].items()
+               if not p.startswith(str(cache / "numba") + os.sep)}
+    assert not outside, f"kernels cached elsewhere: {sorted(outside)[:5]}"
+    assert not any(p.startswith(PACKAGE) for p in found["fastbg"].values())
+    written = [f for _, _, fs in os.walk(cache / "numba") for f in fs if f.endswith(".nbi")]
+    assert written, "legal_moves compiled nothing into the cache"
+    # A user's own cached function is numba's business: beside its source.
+    assert found["user"] == str(tmp_path / "__pycache__")
+
+
+def test_numba_cache_dir_still_wins(tmp_path):
+    numba_dir = tmp_path / "numba-dir"
+    found = _run(tmp_path, FASTBG_CACHE=str(tmp_path / "unused"), NUMBA_CACHE_DIR=str(numba_dir))
+    assert all(p.startswith(str(numba_dir)) for p in found["fastbg"].values())
+    assert not (tmp_path / "unused").exists()
+
+
+def test_unwritable_cache_falls_back_to_temp_not_site_packages(tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache folder would go")
+    found = _run(tmp_path, FASTBG_CACHE=str(blocker))
+    paths = set(found["fastbg"].values())
+    assert paths and not any(p.startswith(PACKAGE) for p in paths)
+    assert all(f"fastbg-{os.getuid()}" in p for p in paths)
