@@ -32,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from fastbg.constants import VERSION
 from fastbg.parallel import task_threads
+from fastbg.extras import MissingPackage
 from fastbg.validation import check_int
 
 #: The driver's work per chunk: submitting a task and taking its result. Measured on 2
@@ -48,7 +49,7 @@ def _ray():
     try:
         import ray
     except ImportError as exc:
-        raise ImportError(f"running on a Ray cluster needs Ray: {INSTALL_HINT}") from exc
+        raise MissingPackage(f"running on a Ray cluster needs Ray: {INSTALL_HINT}", "ray") from exc
     return ray
 
 

@@ -57,9 +57,10 @@ def test_moves_bad_input(args, fragment):
     assert fragment in res.output
 
 
-def test_demo_checks_perft_totals(tmp_path):
-    out = tmp_path / "demo.json"
-    res = run("demo", "--repeat", "1", "--threads", "1", "--games", "2000", "--json", str(out))
+def test_selfcheck_checks_perft_totals(tmp_path):
+    out = tmp_path / "check.json"
+    res = run("selfcheck", "--repeat", "1", "--threads", "1", "--games", "2000",
+              "--json", str(out))
     assert res.exit_code == 0, res.output
     assert "agrees" in res.output
     figures = json.loads(out.read_text())
@@ -67,6 +68,37 @@ def test_demo_checks_perft_totals(tmp_path):
     assert figures["pairs"] == 42_000 and figures["pairs_per_s"] > 0
     assert figures["random_vs_random"]["games"] == 2000
     assert 80 < figures["random_vs_random"]["mean_plies"] < 110
+
+
+def test_demo_is_a_tournament_and_a_rollout_as_the_api_gives_them(tmp_path, monkeypatch):
+    """The demo's two results equal the API calls it stands for (same seed, same bits)."""
+    import fastbg
+    from fastbg.sim.bots import strongest_bot
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "demo.json"
+    res = run("demo", "--games", "200", "--trials", "72", "--seed", "3", "--no-progress",
+              "--plot", "none", "--json", str(out))
+    assert res.exit_code == 0, res.output
+    assert "Next, try:" in res.output and "fastbg rollout" in res.output
+    got = json.loads(out.read_text())
+    tour = fastbg.tournament(["random", "greedy", "pubeval"], 200, 3, duplicate=True)
+    assert got["tournament"] == json.loads(tour.to_json())
+    nets = strongest_bot() == "gnubg"
+    roll = fastbg.rollout_moves(fastbg.START, (3, 1), moves=5 if nets else None, trials=72,
+                                bot=strongest_bot(), seed=3)
+    assert got["rollout"] == json.loads(json.dumps(roll.to_dict()))
+    assert len(got["rollout"]["rows"]) == (5 if nets else 16)
+    assert not (tmp_path / "fastbg-demo.png").exists()
+
+
+def test_demo_saves_its_plot_where_it_says(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib", reason="the plot needs the 'plot' extra")
+    monkeypatch.chdir(tmp_path)
+    res = run("demo", "--games", "20", "--trials", "36", "--bot", "pubeval", "--no-progress")
+    assert res.exit_code == 0, res.output
+    png = tmp_path / "fastbg-demo.png"
+    assert f"plot saved: {png}" in res.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_play_prints_summary_and_saves(tmp_path):

@@ -29,6 +29,7 @@ import numpy as np
 from fastbg.cube.formulas import equity_of
 from fastbg.position.board import validate
 from fastbg.constants import BAR, BOARD_DTYPE, BOARD_SIZE, CHECKERS, OPP_BAR
+from fastbg.extras import MissingPackage
 
 INSTALL_HINT = ("the gnubg bot needs GNU Backgammon's networks: "
                 "pip install 'fastbg[gnubg]' (package gnubg-nn)")
@@ -50,7 +51,7 @@ def require():
     try:
         import gnubg_nn
     except ImportError as exc:
-        raise ImportError(INSTALL_HINT) from exc
+        raise MissingPackage(INSTALL_HINT, "gnubg") from exc
     return gnubg_nn
 
 

@@ -50,11 +50,11 @@ from fastbg.evaluators.search import check_ply, mover_scores, nply_probabilities
 from fastbg.cube.formulas import equity_of
 from fastbg.position.board import validate
 from fastbg.constants import BOARD_SIZE
+from fastbg.extras import MissingWeights
 from fastbg.parallel import resolve_threads, run_spans, thread_scratch
 
-INSTALL_HINT = ("GNU Backgammon's network weights were not found: install them with "
-                "pip install 'fastbg[gnubg]' (package gnubg-nn), or pass the path of a "
-                "gnubg.weights or gnubg.wd file: fastbg.gnubg_net(path='.../gnubg.weights')")
+INSTALL_HINT = ("GNU Backgammon's networks are not installed: pip install 'fastbg[gnubg]' "
+                "(package gnubg-nn), or give a gnubg.weights file: fastbg.gnubg_net(path=...)")
 
 WEIGHTS_NAME = "gnubg.weights"
 BINARY_NAME = "gnubg.wd"
@@ -172,7 +172,7 @@ def _resolve_path(path):
     if path is None:
         p = default_weights_path()
         if p is None:
-            raise FileNotFoundError(INSTALL_HINT)
+            raise MissingWeights(INSTALL_HINT, "gnubg")
     else:
         p = Path(path)
         if p.is_dir():

@@ -3,13 +3,15 @@ import os
 
 import numpy as np
 
+from fastbg.extras import MissingPackage
+
 
 def _pyplot_free_figure():
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
-        raise ImportError("the plot needs matplotlib: pip install 'fastbg[plot]'") from None
+        raise MissingPackage("the plot needs matplotlib", "plot") from None
     return Figure, FigureCanvasAgg
 
 

@@ -16,6 +16,7 @@ from functools import partial as _partial
 
 from fastbg import journal as _journal
 from fastbg.distributed import LOCAL, LocalThreads, resolve_backend
+from fastbg.extras import MissingPackage
 from fastbg.jobs.rollouts import DEFAULT_CHUNK, OUTPUTS, rollout
 from fastbg.position.ids import read_position
 from fastbg.parallel import resolve_threads
@@ -90,7 +91,7 @@ class ManyRollouts(Results):
             import pyarrow as pa
             import pyarrow.parquet as pq
         except ImportError as exc:
-            raise ImportError("Parquet export needs pyarrow: pip install 'fastbg[parquet]'") from exc
+            raise MissingPackage("Parquet export needs pyarrow", "parquet") from exc
         cols = {"position": [r["position"] for r in self.records],
                 "line": [r["line"] for r in self.records],
                 "trials": [r["trials"] for r in self.records]}

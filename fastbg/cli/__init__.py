@@ -1,0 +1,58 @@
+"""The ``fastbg`` command line: ``fastbg --help`` lists the commands.
+
+The commands live by group: :mod:`fastbg.cli.about` (demo, selfcheck, info),
+:mod:`fastbg.cli.games` (play, tournament), :mod:`fastbg.cli.rollouts` (rollout) and
+:mod:`fastbg.cli.analysis` (moves, hint, eval, analyse); :mod:`fastbg.cli.common` holds
+what they share. Every failure a user can cause ends in one line on stderr, never a
+traceback: a bad argument (status 2, click's usage error), a job that cannot run (status 1),
+a missing optional part (status 2, with the pip command that brings it) and Ctrl-C
+(status 130).
+"""
+try:
+    import click
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise SystemExit("the fastbg command needs the 'cli' extra: pip install 'fastbg[cli]'") from exc
+
+from fastbg.cli.common import EXIT_INTERRUPTED, exit_if_on_ray
+from fastbg.extras import MissingExtra
+
+EXIT_MISSING_EXTRA = 2      # as a usage error: the command cannot run as asked on this install
+
+
+class _Commands(click.Group):
+    """The command group. A Ctrl-C that reaches it (before a job's chunk loop, e.g. while
+    kernels compile) exits with status 130 like one seen by the job itself; a missing
+    optional part anywhere below is one line and status 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("interrupted before any work finished; nothing was saved", err=True)
+            exit_if_on_ray()
+            raise SystemExit(EXIT_INTERRUPTED) from None
+        except MissingExtra as exc:
+            click.echo(f"fastbg {ctx.invoked_subcommand}: {exc}", err=True)
+            raise SystemExit(EXIT_MISSING_EXTRA) from None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="fastbg")
+def main():
+    """fastbg: exact backgammon rules and fast numba kernels.
+
+    Positions are given as GNU Backgammon Position IDs (e.g. 4HPwATDgc/ABMA, the start)
+    or XGIDs. Start with 'fastbg demo'; 'fastbg info' says what is installed.
+    """
+
+
+def _register():
+    from fastbg.cli import about, analysis, games, rollouts
+    for command in (about.demo_command, games.play_command, games.tournament_command,
+                    rollouts.rollout_command, analysis.moves_command, analysis.hint_command,
+                    analysis.eval_command, analysis.analyse_command, about.info_command,
+                    about.selfcheck_command):
+        main.add_command(command)
+
+
+_register()
