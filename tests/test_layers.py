@@ -79,3 +79,38 @@ def test_no_module_shares_a_name_with_a_function_or_class():
                 public.add(node.name)
     clash = sorted(modules & public)
     assert not clash, f"names that are both a module and a function/class: {clash}"
+
+
+def _module_name(path):
+    """``fastbg.a.b`` of a source file (a package's ``__init__.py`` is the package)."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(("fastbg", *parts))
+
+
+def test_no_import_cycles():
+    """No fastbg modules import each other, directly or round a longer loop, counting lazy
+    imports inside functions: each module sits above everything it imports.
+    (``fastbg.sim.bots`` and ``fastbg.sim.engines`` once did, through function bodies.)"""
+    graph = {}
+    for path, _ in _modules():
+        name = _module_name(path)
+        graph[name] = sorted({target for _, target in _imports(path) if target != name})
+    # Depth-first search; a module met again while still on the path closes a cycle.
+    done, path_now, cycles = set(), [], []
+
+    def visit(module):
+        path_now.append(module)
+        for target in graph.get(module, ()):
+            if target in path_now:
+                cycles.append(" -> ".join(path_now[path_now.index(target):] + [target]))
+            elif target not in done:
+                visit(target)
+        path_now.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        if module not in done:
+            visit(module)
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)

@@ -24,65 +24,25 @@ the mover) and plays the result it scores highest (the first one on ties).
   game kernel (the fast path for your own policies).
 * :class:`EvaluatorBot`: a Python ``evaluate(positions) -> scores`` called once per
   lock-step round for the candidates of all live games together (numpy or torch nets).
+
+The two plug-in kinds are defined in :mod:`fastbg.sim.plugin_bots` and named here too.
 """
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import NamedTuple
 
+from fastbg.sim import engines as _engines
 from fastbg.sim import policy_kernels as _pol
+# The plug-in kinds live below both this registry and the engine bots (which are
+# EvaluatorBots), so the registry resolves engine names without a circular import;
+# fastbg.sim.bots.ScorerBot / EvaluatorBot stay their public address.
+from fastbg.sim.plugin_bots import EvaluatorBot, ScorerBot
 
 EVALUATOR = _pol.EVALUATOR
 BUILTIN = {"random": _pol.RANDOM, "pubeval": _pol.PUBEVAL, "greedy": _pol.GREEDY,
            "gnubg": _pol.GNUBG}
-
-
-@dataclass(frozen=True)
-class ScorerBot:
-    """A bot whose scoring function runs inside the numba game kernel.
-
-    ``score`` must be a numba ``@njit`` function ``score(before, candidates, out)``:
-    ``before`` int8[26] is the board before the move, ``candidates`` int8[k, 26] the
-    distinct legal results (mover's view) and ``out`` float64[k] receives one score each.
-    The result with the highest score is played; a NaN score stops the run with an error
-    naming the game. The kernel is compiled for each new function (a few seconds, once
-    per process; plug-ins are not cached on disk).
-
-    >>> import numba
-    >>> @numba.njit
-    ... def most_checkers_home(before, cands, out):
-    ...     for i in range(cands.shape[0]):
-    ...         out[i] = cands[i, 1:7].clip(0, 15).sum()
-    >>> bot = ScorerBot(most_checkers_home, name="home")
-    """
-    score: object
-    name: str = "scorer"
-
-    def __post_init__(self):
-        if not hasattr(self.score, "py_func"):
-            raise TypeError("ScorerBot needs a numba @njit function (score(before, candidates, out))")
-
-
-@dataclass(frozen=True)
-class EvaluatorBot:
-    """A bot backed by a Python function that scores many positions at once.
-
-    ``evaluate(positions)`` takes an int8 array (m, 26) of candidate results (each seen
-    from the player who just moved) and returns m scores (higher is better for that
-    player). fastbg plays all live games in lock-step and calls it once per round with
-    every candidate of every game where this bot is to move. An ``evaluate`` whose
-    attribute ``takes_segments`` is true is called ``evaluate(positions, offsets)`` instead,
-    the candidates of the i-th game being ``positions[offsets[i]:offsets[i + 1]]`` (for
-    choices made within each game, like the n-ply bots' filter).
-    """
-    evaluate: object
-    name: str = "evaluator"
-
-    def __post_init__(self):
-        if not callable(self.evaluate):
-            raise TypeError("EvaluatorBot needs a callable evaluate(positions) -> scores")
 
 
 @lru_cache(maxsize=1)
@@ -176,11 +136,10 @@ def _extra_bot(key):
     spec = nply_spec(key)
     if spec is not None:
         return nply_bot(spec.ply, prune=spec.prune, filter=spec.filter, name=key)
-    from fastbg.sim import engines
-    if key in engines.BGSAGE_LEVELS:
-        return engines.bgsage_bot(key)
-    if key in engines.GNUBG_APP_PLIES:
-        return engines.gnubg_app_bot(key)
+    if key in _engines.BGSAGE_LEVELS:
+        return _engines.bgsage_bot(key)
+    if key in _engines.GNUBG_APP_PLIES:
+        return _engines.gnubg_app_bot(key)
     return None
 
 

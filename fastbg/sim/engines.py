@@ -53,6 +53,7 @@ import numpy as np
 from fastbg.constants import BOARD_SIZE, OPP_BAR
 from fastbg.cube.decision_kernels import BEAVER, DROP, E_ANSWER, E_DOUBLE, TAKE
 from fastbg.position.ids import GAME_PLAYING, MatchState, match_id, position_id
+from fastbg.sim.plugin_bots import EvaluatorBot
 
 BGSAGE_LEVELS = {"bgsage": "1ply", "bgsage-1ply": "1ply", "bgsage-2ply": "2ply",
                  "bgsage-3ply": "3ply", "bgsage-4ply": "4ply"}
@@ -234,7 +235,6 @@ def from_bgsage(boards):
 def bgsage_bot(name="bgsage"):
     """The bgsage bot of that name (:data:`BGSAGE_LEVELS`) as a :class:`fastbg.EvaluatorBot`;
     ImportError with the install hint without bgsage."""
-    from fastbg.sim.bots import EvaluatorBot
     if name not in BGSAGE_LEVELS:
         raise ValueError(f"{name!r} is not a bgsage bot: choose from {', '.join(BGSAGE_LEVELS)}")
     return EvaluatorBot(engine_chooser(name), name=name)
@@ -481,7 +481,6 @@ def gnubg_app_available():
 def gnubg_app_bot(name="gnubg-app"):
     """The GNU Backgammon bot of that name (:data:`GNUBG_APP_PLIES`) as a
     :class:`fastbg.EvaluatorBot`; ImportError with the install hint without gnubg."""
-    from fastbg.sim.bots import EvaluatorBot
     if name not in GNUBG_APP_PLIES:
         raise ValueError(f"{name!r} is not a gnubg-app bot: choose from "
                          f"{', '.join(GNUBG_APP_PLIES)}")
