@@ -5,7 +5,6 @@ import sys
 
 import click
 
-from fastbg.extras import MissingExtra
 
 
 EXIT_INTERRUPTED = 130     # the shell's code for a command stopped by Ctrl-C (128 + SIGINT)
@@ -136,27 +135,20 @@ def count_or_none(text, option):
                                  param_hint=option) from None
 
 
-def cube_strategies(text, bot, cube_decision):
-    """The --cube pair: names, "gnubg" for the gnubg networks' strategy ("gnubg-1ply" ...
-    at that ply); None: the default (gnubg's for a cube decision with a gnubg bot)."""
+def cube_strategies(text):
+    """The --cube pair of names, as the Python API takes them (never, race, gnubg,
+    gnubg-1ply ..., an engine's); None: the job's default (gnubg's for a cube decision
+    with a gnubg bot)."""
     if text is None:
         return None
-    import fastbg
-    from fastbg.sim.bots import nply_ply
+    from fastbg.sim.setup import gnubg_cube_ply
     names = pair_option(text, "--cube")
     try:
-        plies = [0 if n.lower() == "gnubg" else nply_ply(n) for n in names]
+        for name in names:
+            gnubg_cube_ply(name)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--cube") from None
-    if all(p is None for p in plies):
-        return names
-    try:
-        net = fastbg.gnubg_net()
-    except MissingExtra:     # one line and status 2, in the command group
-        raise
-    except FileNotFoundError as exc:
-        raise click.ClickException(str(exc)) from None
-    return tuple(n if p is None else net.cube(ply=p) for n, p in zip(names, plies))
+    return names
 
 
 def pair_option(text, option):

@@ -60,7 +60,7 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
     """
     import fastbg
     pair = pair_option(bots, "--bots")
-    cube = cube_strategies(cube_text, None, False)
+    cube = cube_strategies(cube_text)
     if resume and not out_path:
         raise click.UsageError("--resume continues the file given by --out")
     t0 = time.perf_counter()

@@ -127,7 +127,7 @@ def rollout_command(position, dice, moves_text, cube_decision, positions_path, t
         rules = fastbg.MoneyRules()
     elif match_length:
         rules = fastbg.MatchRules(match_length)
-    cube = cube_strategies(cube_text, bot, cube_decision)
+    cube = cube_strategies(cube_text)
     common = dict(trials=trials, bot=bot, seed=seed, truncate=truncate, rotate=rotate,
                   variance_reduction=variance_reduction, evaluator=evaluator, threads=threads,
                   progress=progress, chunk_size=chunk_size, backend=backend(ray_address),

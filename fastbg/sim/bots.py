@@ -33,6 +33,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import NamedTuple
 
+from fastbg.extras import MissingWeights
 from fastbg.sim import engines as _engines
 from fastbg.sim import policy_kernels as _pol
 # The plug-in kinds live below both this registry and the engine bots (which are
@@ -208,6 +209,9 @@ def gnubg_net_of(bot):
             return None
         try:
             return gnubg_net()
+        except MissingWeights as exc:
+            raise MissingWeights(f"the {bot.strip()} bot needs GNU Backgammon's networks, which "
+                                 "are not installed", "gnubg") from exc
         except FileNotFoundError as exc:
             raise ImportError(f"the gnubg bot needs GNU Backgammon's networks: {exc}") from exc
     if isinstance(bot, GnubgBot):

@@ -51,6 +51,7 @@ import numba
 import numpy as np
 
 from fastbg.constants import BOARD_SIZE, OPP_BAR
+from fastbg.extras import MissingPackage
 from fastbg.cube.decision_kernels import BEAVER, DROP, E_ANSWER, E_DOUBLE, TAKE
 from fastbg.position.ids import GAME_PLAYING, MatchState, match_id, position_id
 from fastbg.sim.plugin_bots import EvaluatorBot
@@ -245,7 +246,7 @@ def _bgsage_chooser(name):
     try:
         import bgsage
     except ImportError as exc:
-        raise ImportError(BGSAGE_HINT) from exc
+        raise MissingPackage(BGSAGE_HINT, "bgsage") from exc
     batch = _bgsage_batch(level)
 
     def choose(before, dice, rows, seg):
@@ -328,7 +329,7 @@ def _bgsage_cube(level, name):
     try:
         import bgsage
     except ImportError as exc:
-        raise ImportError(BGSAGE_HINT) from exc
+        raise MissingPackage(BGSAGE_HINT, "bgsage") from exc
     strategies = _bgsage_strategies(level)
 
     def evaluate(positions, jacoby, beaver, threads):
@@ -489,7 +490,7 @@ def gnubg_app_bot(name="gnubg-app"):
 
 def _gnubg_app_chooser(name):
     if not gnubg_app_available():
-        raise ImportError(GNUBG_APP_HINT)
+        raise MissingPackage(GNUBG_APP_HINT, "gnubg-app")
     worker = gnubg_process(GNUBG_APP_PLIES[name])
 
     def choose(before, dice, rows, seg):
@@ -548,7 +549,7 @@ def _gnubg_cube(ply, name):
     """``decide(boards, query)`` of GNU Backgammon's cube action at ``ply`` (its ``hint``,
     in the child process of that ply: one request per round)."""
     if not gnubg_app_available():
-        raise ImportError(GNUBG_APP_HINT)
+        raise MissingPackage(GNUBG_APP_HINT, "gnubg-app")
     worker = gnubg_process(ply)
 
     def decide(boards, q):

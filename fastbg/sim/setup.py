@@ -188,13 +188,31 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         late_ply=late_ply, late_evaluators=late_evaluators)
 
 
+def gnubg_cube_ply(strategy):
+    """0 for ``"gnubg"``, n for an n-ply gnubg bot's name (``"gnubg-1ply"``,
+    ``"gnubg-2ply-prune"`` ...): the cube strategy of that name is Janowski's on GNU
+    Backgammon's networks at that ply (``GnubgNet.cube(ply=n)``), the names the command
+    line's --cube takes; None for any other strategy (ValueError for an n-ply name whose
+    settings are not valid)."""
+    if not isinstance(strategy, str):
+        return None
+    if strategy.strip().lower() == "gnubg":
+        return 0
+    return _bots.nply_ply(strategy)
+
+
 def resolve_cube(strategy):
     """The :class:`~fastbg.cube.strategies.ResolvedCube` of a cube strategy: an engine's
     name (``"gnubg-app"``, ``"bgsage-2ply"`` ...: its own cube action,
-    :func:`fastbg.sim.engines.engine_cube`; ImportError without the engine) or whatever
+    :func:`fastbg.sim.engines.engine_cube`; ImportError without the engine), a gnubg
+    name (:func:`gnubg_cube_ply`; MissingWeights without the networks) or whatever
     :func:`fastbg.cube.strategies.resolve` takes."""
     if _engines.is_engine_name(strategy):
         strategy = _engines.engine_cube(strategy)
+    ply = gnubg_cube_ply(strategy)
+    if ply is not None:
+        from fastbg.evaluators.nets import gnubg_net
+        strategy = gnubg_net().cube(ply=ply)
     return _cubes.resolve(strategy)
 
 
