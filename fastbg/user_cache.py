@@ -107,3 +107,28 @@ def _fallback_dir():
     """A home directory that cannot be written (a sandbox, a service account): the
     system's temporary folder, per user, rather than site-packages."""
     return pathlib.Path(tempfile.gettempdir()) / f"fastbg-{getattr(os, 'getuid', lambda: 'user')()}" / KERNEL_FOLDER
+
+
+def install_kernel_folders():
+    """The folders of the kernel cache that hold this install's kernels: one per source
+    folder of the package (numba's naming: the folder's name and a hash of its path)."""
+    import hashlib
+    root = kernel_cache_dir()
+    folders = []
+    for dirpath, _, names in os.walk(_PACKAGE):
+        if any(n.endswith(".py") for n in names):
+            digest = hashlib.sha1(os.path.abspath(dirpath).encode()).hexdigest()
+            folders.append(root / f"{os.path.basename(dirpath)}_{digest}")
+    return folders
+
+
+def clear_kernel_cache():
+    """Remove this install's compiled kernels (other installs' and other programs' stay);
+    returns (files, bytes) removed. The next call of each kernel compiles it afresh."""
+    import shutil
+    files = size = 0
+    for folder in install_kernel_folders():
+        f, s = folder_size(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+        files, size = files + f, size + s
+    return files, size

@@ -247,3 +247,39 @@ def test_analyse_report_and_bad_files(tmp_path):
     bad.write_text("junk\n")
     r = run("analyse", str(bad))
     assert r.exit_code == 1 and "Traceback" not in r.output and "bad.mat" in r.output
+
+
+def test_info_json_reports_the_cache_and_the_extras(tmp_path, monkeypatch):
+    import fastbg
+    from fastbg.extras import EXTRAS, is_installed
+    monkeypatch.setenv("FASTBG_CACHE", str(tmp_path))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    res = run("info", "--json")
+    assert res.exit_code == 0, res.output
+    rec = json.loads(res.output)
+    assert rec["fastbg"] == fastbg.__version__
+    assert rec["kernel_cache"]["path"] == str(tmp_path / "numba")
+    assert rec["kernel_cache"]["from"] == "FASTBG_CACHE"
+    assert {k: v["installed"] for k, v in rec["extras"].items()} == {
+        e.name: is_installed(e.name) for e in EXTRAS}
+    assert rec["cpu"] and rec["threads"] >= 1
+    text = run("info")
+    assert text.exit_code == 0 and str(tmp_path / "numba") in text.output
+
+
+def test_info_clear_cache_removes_this_install_only(tmp_path, monkeypatch):
+    from fastbg.user_cache import install_kernel_folders
+    monkeypatch.setenv("FASTBG_CACHE", str(tmp_path))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    mine = install_kernel_folders()
+    assert len(mine) >= 8 and all(f.parent == tmp_path / "numba" for f in mine)
+    for folder in mine[:3]:
+        folder.mkdir(parents=True)
+        (folder / "k.nbi").write_bytes(b"x" * 10)
+    other = tmp_path / "numba" / "position_0123"          # another checkout's kernels
+    other.mkdir()
+    (other / "k.nbi").write_bytes(b"y")
+    res = run("info", "--clear-cache")
+    assert res.exit_code == 0, res.output
+    assert "removed 3 cached kernel files" in res.output
+    assert not any(f.exists() for f in mine) and (other / "k.nbi").exists()

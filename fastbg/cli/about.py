@@ -235,11 +235,18 @@ def info_record():
 
 @click.command("info")
 @click.option("--json", "as_json", is_flag=True, help="Print the record as JSON (for scripts).")
-def info_command(as_json):
+@click.option("--clear-cache", is_flag=True,
+              help="First remove this install's compiled kernels (after editing a kernel "
+                   "module; the next calls compile afresh).")
+def info_command(as_json, clear_cache):
     """What this fastbg is and has: versions, the CPU and threads, where the compiled
     kernels and bear-off tables are cached (and how much), which optional parts and
     network weights are installed (with the pip command of each missing one), and which
     kernel variant runs on this CPU."""
+    if clear_cache:
+        from fastbg.user_cache import clear_kernel_cache
+        files, size = clear_kernel_cache()
+        click.echo(f"removed {files:,} cached kernel files ({size / 2**20:.1f} MiB)", err=True)
     rec = info_record()
     if as_json:
         click.echo(json.dumps(rec, indent=2))
