@@ -1,5 +1,6 @@
-"""The fast GNU Backgammon input kernels (fastbg.evaluators.input_kernels) against the slow,
-obviously correct copy of the original code (tests/reference/gnubginputs_ref.py).
+"""The fast GNU Backgammon input kernels (fastbg.evaluators.input_kernels and the modules it
+builds on) against the slow, obviously correct copy of the original code
+(tests/reference/gnubginputs_ref.py).
 
 Every input must be the same float32 bit for bit, the lists of non-zero inputs the same, and
 pip_loss the same three floats, on seeded positions of every class: random self-play games,
@@ -15,13 +16,17 @@ import pytest
 from hypothesis import given, settings
 from numba import njit
 
+from fastbg.evaluators import add_row_kernels as A
+from fastbg.evaluators import feature_kernels as F
 from fastbg.evaluators import input_kernels as G
+from fastbg.evaluators import input_tables as T
+from fastbg.evaluators import pip_loss_kernels as P
 from fastbg.evaluators.net_kernels import to_gnubg
 from reference import gnubginputs_ref as R
 from strategies import positions, selfplay_positions
 
 ROOT = Path(__file__).resolve().parent.parent
-MORE = G.MORE_INPUTS
+MORE = T.MORE_INPUTS
 
 
 # ---------------------------------------------------------------- the comparison
@@ -63,8 +68,8 @@ def all_contact_inputs(mod, gb, fill, contact250):
     mod.half_inputs(gb[1], gb[0], inp, 200, hit, rp, rc)
     mod.half_inputs(gb[0], gb[1], inp, 200 + MORE, hit, rp, rc)
     if contact250:
-        mod._men_off_contact(gb[0], inp, 200 + G.I_OFF1)
-        mod._men_off_contact(gb[1], inp, 200 + MORE + G.I_OFF1)
+        mod._men_off_contact(gb[0], inp, 200 + T.I_OFF1)
+        mod._men_off_contact(gb[1], inp, 200 + MORE + T.I_OFF1)
     for i in range(200, 250):
         if inp[i] != 0.0:
             nz[c] = i
@@ -115,27 +120,27 @@ def mismatch(gb, mods=(G, R)):
 
 def decode_add(row, race, contact250=False):
     """(input index, input value) that extended weight row ``row`` stands for
-    (:func:`fastbg.evaluators.input_kernels.extended_weights`: an input's own row is the
+    (:func:`fastbg.evaluators.add_row_kernels.extended_weights`: an input's own row is the
     input 1, a product row a point's (n - 3) / 2, the race's crossings / 10 or a
     feature's value by its code)."""
-    half = G.RACE_HALF if race else 100
-    if row < G.PRODUCT_ROW0:
+    half = T.RACE_HALF if race else 100
+    if row < A.PRODUCT_ROW0:
         return row, np.float32(1.0)
-    if row >= G.FEATURE_ROW0:
+    if row >= A.FEATURE_ROW0:
         assert not race
-        j = int(np.flatnonzero((G.FEATURE_ROW >= 0) & (G.FEATURE_ROW <= row))[-1])
+        j = int(np.flatnonzero((A.FEATURE_ROW >= 0) & (A.FEATURE_ROW <= row))[-1])
         f = j % MORE
-        code = row - G.FEATURE_ROW[j]
-        assert code < G.FEATURE_CODES[f][0]
-        return G.BASE_INPUTS + j, G.feature_value(f, code, contact250)
-    if row < G.CROSS_ROW0:
-        slot, n = divmod(row - G.PRODUCT_ROW0, G.N_COUNTS)
+        code = row - A.FEATURE_ROW[j]
+        assert code < A.FEATURE_CODES[f][0]
+        return T.BASE_INPUTS + j, A.feature_value(f, code, contact250)
+    if row < A.CROSS_ROW0:
+        slot, n = divmod(row - A.PRODUCT_ROW0, A.N_COUNTS)
         side, point = divmod(slot, 25)
         assert n > 3 and (point < 23 or not race)
-        return half * side + 4 * point + 3, G.POINT_ENC[n, 3]
+        return half * side + 4 * point + 3, T.POINT_ENC[n, 3]
     assert race
-    side, c = divmod(row - G.CROSS_ROW0, G.MAX_CROSSINGS + 1)
-    return G.RACE_HALF * side + G.RI_NCROSS, np.float32(c / 10.0)
+    side, c = divmod(row - A.CROSS_ROW0, A.MAX_CROSSINGS + 1)
+    return T.RACE_HALF * side + T.RI_NCROSS, np.float32(c / 10.0)
 
 
 def adds_mismatch(gb, contact250=False):
@@ -143,18 +148,18 @@ def adds_mismatch(gb, contact250=False):
     for exactly the non-zero inputs of base_inputs / race_inputs in order, and
     contact_features gives contact_inputs' features and their non-zero list; else what
     differs."""
-    adds = np.full(G.MAX_ADDS, -1, np.int64)
-    checks = [(G.race_adds, race_inputs(G, gb, 0.0), True)]
+    adds = np.full(A.MAX_ADDS, -1, np.int64)
+    checks = [(A.race_adds, race_inputs(G, gb, 0.0), True)]
     if gb[0].sum() and gb[1].sum():
         inp = np.zeros(250, np.float32)
         nz = np.zeros(250, np.int64)
         c = G.base_inputs(gb, inp, nz)
-        checks.append((G.base_adds, (inp, nz[:c]), False))
+        checks.append((A.base_adds, (inp, nz[:c]), False))
         want, want_nz = all_contact_inputs(G, gb, 0.0, contact250)
         feats = np.full(250, 7.0, np.float32)
         fnz = np.full(250, -1, np.int64)
         k = G.contact_features(gb, feats, fnz, contact250)
-        got = [decode_add(e, False, contact250) if e >= G.N_CONTACT_INPUTS else (e, feats[e])
+        got = [decode_add(e, False, contact250) if e >= A.N_CONTACT_INPUTS else (e, feats[e])
                for e in fnz[:k]]
         if not (np.array_equal(feats[200:].view(np.int32), want[200:].view(np.int32))
                 and [i for i, _ in got] == want_nz[want_nz >= 200].tolist()
@@ -307,11 +312,11 @@ def rolls_both_ways(masks, fast, slow, bar1):
     for r in range(masks.shape[0]):
         h, b, o, ob, m = masks[r]
         if bar1:
-            fast[r] = G.rolls_bar1_lanes(h, b, o, ob, m)
-            slow[r] = G._rolls_bar1(h, b, o, ob, m)
+            fast[r] = P.rolls_bar1_lanes(h, b, o, ob, m)
+            slow[r] = P._rolls_bar1(h, b, o, ob, m)
         else:
-            fast[r] = G.rolls_no_bar_lanes(h, b, o, ob, m)
-            slow[r] = G._rolls_no_bar(h, b, o, ob, m)
+            fast[r] = P.rolls_no_bar_lanes(h, b, o, ob, m)
+            slow[r] = P._rolls_no_bar(h, b, o, ob, m)
 
 
 @pytest.mark.parametrize("bar1", [False, True])
@@ -338,16 +343,16 @@ def test_extended_weights_are_the_products():
     rng = np.random.default_rng(3)
     for race, n_in in ((False, 250), (True, 214)):
         w = rng.normal(0, 1, (n_in, 16)).astype(np.float32)
-        ext = G.extended_weights(w, race)
-        assert ext.shape == (G.WEIGHT_ROWS, 16) and ext.dtype == np.float32
+        ext = A.extended_weights(w, race)
+        assert ext.shape == (A.WEIGHT_ROWS, 16) and ext.dtype == np.float32
         np.testing.assert_array_equal(ext[:n_in], w)
-        used = np.zeros(G.WEIGHT_ROWS, bool)
+        used = np.zeros(A.WEIGHT_ROWS, bool)
         used[:n_in] = True
-        for row in range(G.PRODUCT_ROW0, G.WEIGHT_ROWS):
-            slot, n = divmod(row - G.PRODUCT_ROW0, G.N_COUNTS)
-            if (row < G.CROSS_ROW0 and n > 3 and (slot % 25 < 23 or not race)) or (
-                    race and G.CROSS_ROW0 <= row < G.FEATURE_ROW0) or (
-                    not race and row >= G.FEATURE_ROW0):
+        for row in range(A.PRODUCT_ROW0, A.WEIGHT_ROWS):
+            slot, n = divmod(row - A.PRODUCT_ROW0, A.N_COUNTS)
+            if (row < A.CROSS_ROW0 and n > 3 and (slot % 25 < 23 or not race)) or (
+                    race and A.CROSS_ROW0 <= row < A.FEATURE_ROW0) or (
+                    not race and row >= A.FEATURE_ROW0):
                 i, x = decode_add(row, race)
                 np.testing.assert_array_equal(ext[row].view(np.int32),
                                               (w[i] * x).view(np.int32))
@@ -355,23 +360,23 @@ def test_extended_weights_are_the_products():
         assert not ext[~used].any()
     # the contact net's inputs count the borne-off checkers on another scale
     w = rng.normal(0, 1, (250, 16)).astype(np.float32)
-    ext = G.extended_weights(w, False, True)
-    j = G.MORE_INPUTS + G.I_OFF3
+    ext = A.extended_weights(w, False, True)
+    j = T.MORE_INPUTS + T.I_OFF3
     for code in range(16):
-        want = w[G.BASE_INPUTS + j] * np.float32(code / 3.0)
-        np.testing.assert_array_equal(ext[G.FEATURE_ROW[j] + code], want)
+        want = w[T.BASE_INPUTS + j] * np.float32(code / 3.0)
+        np.testing.assert_array_equal(ext[A.FEATURE_ROW[j] + code], want)
 
 
 def test_feature_codes_round_trip():
     """Each feature value of a code gives that code back (the kernels read a feature's
     product row from its float32 value), on both borne-off scales."""
     for contact250 in (False, True):
-        scale = G.FEATURE_SCALE[int(contact250)]
-        for j in np.flatnonzero(G.FEATURE_ROW >= 0):
+        scale = A.FEATURE_SCALE[int(contact250)]
+        for j in np.flatnonzero(A.FEATURE_ROW >= 0):
             f = j % MORE
-            for code in range(G.FEATURE_CODES[f][0]):
-                x = G.feature_value(f - G.FEATURE_CODES[f][3], code, contact250)
-                got = int(np.float32(np.float32(x * scale[j]) + G.FEATURE_OFFSET[j]))
+            for code in range(A.FEATURE_CODES[f][0]):
+                x = A.feature_value(f - A.FEATURE_CODES[f][3], code, contact250)
+                got = int(np.float32(np.float32(x * scale[j]) + A.FEATURE_OFFSET[j]))
                 assert got == code, (f, code, contact250)
 
 
@@ -386,7 +391,7 @@ def test_a_wrong_kernel_is_caught():
         @staticmethod
         def half_inputs(board, opp, inp, o):
             G.half_inputs(board, opp, inp, o)
-            inp[o + G.I_MOBILITY] = np.nextafter(inp[o + G.I_MOBILITY], np.float32(9))
+            inp[o + T.I_MOBILITY] = np.nextafter(inp[o + T.I_MOBILITY], np.float32(9))
 
     gb = game_boards(20, 3)[-1]
     assert mismatch(gb) is None
@@ -454,9 +459,8 @@ def test_public_kernels_kept(fn):
 def test_feature_reciprocals_equal_divisions():
     """The features multiply by reciprocals where gnubg divides: for every integer
     numerator in a range far beyond any feature's, the float32 input is the same."""
-    from fastbg.evaluators import input_kernels as ik
     x = np.arange(-20_000, 200_001, dtype=np.float64)
-    for d, inv in ik.FEATURE_RECIPROCALS:
+    for d, inv in T.FEATURE_RECIPROCALS:
         assert inv == 1.0 / d
         np.testing.assert_array_equal((x * inv).astype(np.float32), (x / d).astype(np.float32))
 
@@ -465,19 +469,18 @@ def test_small_divisions_by_multiply():
     """The features' integer divisions by 1..15 (a mean point, a moment) are multiplies:
     exact for every numerator below the limit, and the limit is above any feature's
     (15 checkers x 24 points, 15 x 24^2 + 14)."""
-    from fastbg.evaluators import input_kernels as ik
-    assert ik.DIV_SMALL_LIMIT > 15 * 24 * 24 + 14
-    x = np.arange(ik.DIV_SMALL_LIMIT, dtype=np.int64)
+    assert T.DIV_SMALL_LIMIT > 15 * 24 * 24 + 14
+    x = np.arange(T.DIV_SMALL_LIMIT, dtype=np.int64)
     for d in range(1, 16):
-        np.testing.assert_array_equal((x * ik.DIV_SMALL[d]) >> 32, x // d)
+        np.testing.assert_array_equal((x * T.DIV_SMALL[d]) >> 32, x // d)
 
 
 @njit
 def timing_both_ways(boards, nobs, means, fast, slow):
     """Each board's timing sums through the 32-bit vector lanes and through the loop."""
     for r in range(boards.shape[0]):
-        fast[r] = G.timing_sums_lanes(boards[r], nobs[r], means[r])
-        slow[r] = G._timing_sums(boards[r], nobs[r], means[r])
+        fast[r] = F.timing_sums_lanes(boards[r], nobs[r], means[r])
+        slow[r] = F._timing_sums(boards[r], nobs[r], means[r])
 
 
 def test_timing_lanes_equal_the_loop():
@@ -506,8 +509,8 @@ def point_adds_both_ways(gbs, fast, slow, counts):
         c = np.uint64(3)                      # after some rows already listed
         d = np.uint64(3)
         for s in range(2):
-            c = G.point_adds_lanes(gbs[r], s, fast[r], c)
-            d = G._point_adds(gbs[r], s, slow[r], d)
+            c = A.point_adds_lanes(gbs[r], s, fast[r], c)
+            d = A._point_adds(gbs[r], s, slow[r], d)
         counts[r, 0] = c
         counts[r, 1] = d
 

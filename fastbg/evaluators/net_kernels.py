@@ -68,15 +68,18 @@ from numba import njit
 from fastbg.evaluators import bearoff_kernels as _bo
 from fastbg.evaluators import simd as _simd
 from fastbg.jit import HOT, INNER
-from fastbg.constants import BAR, OPP_BAR
-from fastbg.evaluators.input_kernels import (  # noqa: F401  (re-exported: tests and tools use them here)
-    BASE_INPUTS, CHECKERS, ESC, ESC1, HIT_WAY, HIT_WAYS, I_OFF1, MORE_INPUTS, RACE_HALF, RI_NCROSS,
-    RI_OFF, ROLL_WAYS, base_inputs, contact_inputs, half_inputs, made_mask, pip_loss,
-    race_inputs,
-    _men_off_contact)
-from fastbg.evaluators.input_kernels import (MAX_ADDS, WEIGHT_ROWS, base_adds,
-                                             contact_features_from, race_adds, _side_summary,
-                                             _board_and_summaries_intrinsic, _top)
+from fastbg.constants import BAR, CHECKERS, OPP_BAR
+# Re-exported (noqa: F401): tests and tools use these here.
+from fastbg.evaluators.add_row_kernels import MAX_ADDS, WEIGHT_ROWS, base_adds, race_adds  # noqa: F401
+from fastbg.evaluators.feature_kernels import _men_off_contact, half_inputs  # noqa: F401
+from fastbg.evaluators.input_bit_kernels import _side_summary, _top, made_mask  # noqa: F401
+from fastbg.evaluators.input_kernels import (  # noqa: F401
+    _board_and_summaries_intrinsic, base_inputs, contact_features_from, contact_inputs,
+    race_inputs)
+from fastbg.evaluators.input_tables import (  # noqa: F401
+    BASE_INPUTS, ESC, ESC1, HIT_WAY, HIT_WAYS, I_OFF1, MORE_INPUTS, RACE_HALF, RI_NCROSS, RI_OFF,
+    ROLL_WAYS)
+from fastbg.evaluators.pip_loss_kernels import pip_loss  # noqa: F401
 from numba import config
 
 
@@ -100,7 +103,7 @@ Net = namedtuple("Net", "w1 b1 w2 b2 beta n_in n_hid ifunc mode")
 Net.__doc__ = """The weights of the three nets (index NET_*), padded to the largest; H hidden units.
 
 w1 float32[3, WEIGHT_ROWS, H] input -> hidden weights (rows 0..249; then the products
-that :func:`fastbg.evaluators.input_kernels.extended_weights` computes beforehand, which
+that :func:`fastbg.evaluators.add_row_kernels.extended_weights` computes beforehand, which
 :func:`evaluate_rows` adds without a multiply); b1 float32[3, H] hidden thresholds;
 w2 float32[3, 5, H] hidden -> output weights; b2 float32[3, 5] output thresholds;
 beta float32[3, 2] (hidden, output) sigmoid scales; n_in int64[3] inputs of each net
@@ -132,7 +135,7 @@ hidden units of up to LANES positions a net, a row each; slot int64[3, LANES] th
 numbers; fill int64[3] how many wait; rsum float32[5, LANES] output sums; then for
 :func:`scores`: res float64[ROWS_PER_CALL, 5] probabilities and cls int8[ROWS_PER_CALL]
 classes of a block of candidates; adds int64[MAX_ADDS] the weight rows a position adds
-without a multiply (:func:`fastbg.evaluators.input_kernels.base_adds`)."""
+without a multiply (:func:`fastbg.evaluators.add_row_kernels.base_adds`)."""
 
 # gnubg's sigmoid table: e[k] = exp(k / 10) / 10, one extra entry, then zeros to seven whole
 # vectors (the AVX-512 lookup of fastbg.evaluators.simd loads the table as vectors).
@@ -990,7 +993,7 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
     The same numbers as :func:`evaluate_gb` one by one, but the inputs of 1 and of a few
     values (a point's checkers above three, the race's crossings, most features) are
     listed as weight rows added without a multiply
-    (:func:`fastbg.evaluators.input_kernels.extended_weights`; contact 0.550 -> 0.538 us,
+    (:func:`fastbg.evaluators.add_row_kernels.extended_weights`; contact 0.550 -> 0.538 us,
     crashed 0.468 -> 0.446 us, race 0.283 -> 0.260 us a position, one thread, medians of
     5 processes in turn), and the output sums of LANES
     positions of one net run side by side in the lanes of a vector (the sums of one
@@ -1018,7 +1021,7 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
             continue
         k = _net_of(pc, n_in)
         # The inputs as rows added without a multiply, then the features' products
-        # (:func:`fastbg.evaluators.input_kernels.extended_weights`: the same sums).
+        # (:func:`fastbg.evaluators.add_row_kernels.extended_weights`: the same sums).
         if ifuncs[k] == IF_RACE:
             n_adds = race_adds(gb, adds)
             n_nz = 0

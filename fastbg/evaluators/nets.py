@@ -45,7 +45,7 @@ import numpy as np
 from fastbg.evaluators import bearoff as _bearoff
 from fastbg.evaluators import net_kernels as _k
 from fastbg.evaluators import prune_kernels as _pk
-from fastbg.evaluators.input_kernels import extended_weights
+from fastbg.evaluators.add_row_kernels import extended_weights
 from fastbg.evaluators.search import check_ply, mover_scores, nply_probabilities
 from fastbg.cube.formulas import equity_of
 from fastbg.position.board import validate
@@ -361,7 +361,7 @@ def _zeros_aligned(shape, dtype):
     one thread, in the same process).
 
     Arrays of a megabyte or more (the input weights with their product rows,
-    :func:`fastbg.evaluators.input_kernels.extended_weights`, 3.2 MB) start on a 2 MB
+    :func:`fastbg.evaluators.add_row_kernels.extended_weights`, 3.2 MB) start on a 2 MB
     boundary of their own mapping, advised as a transparent huge page where the system
     allows it: the hidden layer reads ~50 rows of 512 bytes a position from anywhere in
     them, and on 4 KB pages that is a TLB miss for most (contact positions 0.538 -> 0.517

@@ -22,7 +22,7 @@ from numba import njit
 
 from fastbg.constants import BAR, OPP_BAR
 from fastbg.evaluators import simd as _simd
-from fastbg.evaluators.input_kernels import BAR_ENC, BASE_INPUTS, POINT_ENC
+from fastbg.evaluators.input_tables import BAR_ENC, BASE_INPUTS, POINT_ENC
 from fastbg.evaluators.net_kernels import (C_CONTACT, C_CRASHED, C_RACE, EVAL_GNUBG, MAX_INPUTS,
                                            N_OUT, SIG_E, SIG_HI, SIG_LO, _load_gb,
                                            _sanity_check_1x, classify, race_improvement,

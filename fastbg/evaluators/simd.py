@@ -30,7 +30,7 @@ def _hidden_sums_intrinsic(n_vec, adds=False):
 
     With ``adds`` the intrinsic ``(w, b, adds, n_adds, inp, nz, n, out)``: first the rows
     w[adds[q]] for q < n_adds are added as they are (inputs of 1, or products computed
-    beforehand: :func:`fastbg.evaluators.input_kernels.extended_weights`), then the
+    beforehand: :func:`fastbg.evaluators.add_row_kernels.extended_weights`), then the
     entries of nz[:n] in turn: an input's product as above, or for an entry past the
     inputs (>= len(inp)) the row w[entry] as it is: 8 vector operations instead of 16."""
     def typed(sig_args):
