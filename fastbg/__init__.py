@@ -11,6 +11,7 @@ from fastbg.user_cache import install_kernel_cache
 install_kernel_cache()
 from fastbg.constants import START, ROLLS, MAX_RESULTS, VERSION as __version__  # noqa: F401
 from fastbg.position.board import validate, flip, pip_counts, render
+from fastbg.position.diagram import show, BoardDiagram
 from fastbg.position.ids import (position_id, board_from_position_id, MatchState, match_id,
                                  match_state_from_id, XGIDInfo, xgid, parse_xgid)
 from fastbg.position.moves import legal_moves, legal_moves_batch
@@ -46,7 +47,7 @@ from fastbg.journal import JournalError
 
 __all__ = [
     "START", "ROLLS", "MAX_RESULTS",
-    "validate", "flip", "pip_counts", "render",
+    "validate", "flip", "pip_counts", "render", "show", "BoardDiagram",
     "position_id", "board_from_position_id",
     "MatchState", "match_id", "match_state_from_id", "XGIDInfo", "xgid", "parse_xgid",
     "legal_moves", "legal_moves_batch", "move_notation", "move_notations", "parse_move",

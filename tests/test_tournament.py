@@ -342,8 +342,11 @@ def test_bad_input(kwargs, fragment, tmp_path):
 def test_plot_draws_the_matrix(full, tmp_path):
     pytest.importorskip("matplotlib", reason="the plot needs matplotlib (the 'plot' extra)")
     png = tmp_path / "m.png"
-    full[0].plot(png)
+    picture = full[0].plot(png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+    # the picture a notebook draws is the file's bytes; without a path nothing is written
+    assert picture._repr_png_() == png.read_bytes()
+    assert full[0].plot()._repr_png_() == png.read_bytes()
 
 
 def test_plot_without_matplotlib_names_the_extra(full, tmp_path, monkeypatch):

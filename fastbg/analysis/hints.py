@@ -31,7 +31,9 @@ from fastbg.cube.rules import MatchRules, MoneyRules
 from fastbg.cube.formulas import equity_of, swap_sides
 from fastbg.evaluators.nets import gnubg_net
 from fastbg.evaluators.search import check_ply, mover_scores, nply_probabilities
+from fastbg.html_tables import html_block, html_table
 from fastbg.position.board import validate
+from fastbg.position.diagram import show as _show
 from fastbg.position.ids import read_position
 from fastbg.position.moves import legal_moves_rows, validate_dice
 from fastbg.position.notation import move_notation
@@ -134,6 +136,26 @@ class Hint(list):
         return "\n".join(lines)
 
     __str__ = text
+
+    def show(self, width=None):
+        """The position and dice as a picture (:func:`fastbg.show`)."""
+        return _show(self.board, self.dice, width=width)
+
+    def _repr_html_(self):
+        """The position's picture over a table of the candidates (Jupyter draws it)."""
+        match = self.value == "match"
+        rows = []
+        for i, c in enumerate(self, 1):
+            p = c.probabilities
+            figure = f"{100 * c.equity:.2f}%" if match else f"{c.equity:+.3f}"
+            diff = "" if i == 1 else (f"{100 * c.diff:+.2f}%" if match else f"{c.diff:+.3f}")
+            rows.append([i, f"{c.ply}-ply", c.move, figure, diff,
+                         *(f"{v:.3f}" for v in (p[0], p[1], p[2], p[3], p[4]))])
+        what = {"cubeless": "cubeless equity", "money": "cubeful equity", "match": "MWC"}
+        head = ["#", "depth", "move", what.get(self.value, self.value), "diff",
+                "win", "w-g", "w-bg", "l-g", "l-bg"]
+        caption = f"{len(self)} candidates for {self.dice[0]}-{self.dice[1]}"
+        return html_block(self.show().svg, html_table(head, rows, caption, "rrlrrrrrrr"))
 
 
 def _net(net):

@@ -29,6 +29,7 @@ from fastbg.cube.met import mwc_after
 from fastbg.cube.rules import MoneyRules, rules_dict
 from fastbg.cube.strategies import strategy_names
 from fastbg.distributed import LOCAL, resolve_backend
+from fastbg.html_tables import html_block, html_table, html_text
 from fastbg.position.board import flip
 from fastbg.position.ids import position_id, read_position
 from fastbg.position.moves import legal_moves, validate_dice
@@ -41,7 +42,7 @@ from fastbg.sim.results import Results
 from fastbg.sim.setup import job_setup
 from fastbg.jobs.rollouts import (DEFAULT_CHUNK, OUTPUTS, bot_name, check_rollout_options,
                                   evaluator_name, first_roll_opening, first_roll_setting,
-                                  late_pair, late_setting, mean_se,
+                                  late_pair, late_setting, mean_se, position_picture,
                                   resolve_evaluator, rollout_cube_state, run_grid,
                                   target_setting, trial_values)
 from fastbg.validation import check_int
@@ -321,6 +322,36 @@ class MoveRollout(Results):
             lines.append(row)
         return "\n".join(lines)
 
+    def show(self, width=None):
+        """The position and dice as a picture (:func:`fastbg.show`); None when the
+        settings name no position."""
+        return position_picture(self.settings, width)
+
+    def _repr_html_(self):
+        """The position's picture over the candidates, one row each (Jupyter draws it)."""
+        cubeful = bool(self.rows) and self.rows[0].cubeful is not None
+        match = bool(self.settings.get("match"))
+        head = ["#", "move", "win", "w-g", "l-g", "equity", "se", "diff", "se"]
+        if cubeful:
+            head += ["MWC" if match else "cubeful", "se", "diff", "se"]
+        head.append("trials")
+        rows = []
+        for i, r in enumerate(self.rows, 1):
+            p = r.probabilities
+            row = [i, r.move or "Cannot move", f"{p[0]:.3f}", f"{p[1]:.3f}", f"{p[3]:.3f}",
+                   f"{r.equity:+.4f}", f"{r.equity_se:.4f}", f"{r.diff:+.4f}",
+                   f"{r.diff_se:.4f}"]
+            if cubeful:
+                row += [f"{r.cubeful:+.4f}", f"{r.cubeful_se:.4f}", f"{r.cubeful_diff:+.4f}",
+                        f"{r.cubeful_diff_se:.4f}"]
+            rows.append(row + [f"{self.trials if r.trials is None else r.trials:,}"])
+        caption = (f"{self.settings.get('position')} {self.settings.get('dice')}: "
+                   f"{self.trials:,} trials a move, bot {self.settings.get('bot')}"
+                   + (" (partial: interrupted)" if self.partial else ""))
+        picture = self.show()
+        return html_block(picture and picture.svg, html_table(
+            head, rows, caption, "rl" + "r" * (len(head) - 2)))
+
 
 def _candidates(board, dice, moves, bot):
     """The candidate results: all, the top ``moves`` by :func:`fastbg.hint`, or given."""
@@ -568,6 +599,40 @@ class CubeRollout(Results):
             f"+- {1.96 * self.take_minus_no_double_se:.4f} (95%, paired)",
             f"Proper cube action: {self.action[0].upper()}{self.action[1:]}",
         ])
+
+    def show(self, width=None):
+        """The position as a picture (:func:`fastbg.show`); None when the settings name
+        no position."""
+        return position_picture(self.settings, width)
+
+    def _repr_html_(self):
+        """The position's picture, the three actions' values and the proper action."""
+        match = bool(self.settings.get("match"))
+
+        def fmt(v):
+            return f"{100 * v:.2f}%" if match else f"{v:+.4f}"
+
+        def se(v):
+            return f"{100 * v:.2f}%" if match else f"{v:.4f}"
+        rows = [["No double", fmt(self.no_double), se(self.no_double_se)],
+                ["Double, take", fmt(self.double_take), se(self.double_take_se)],
+                ["Double, pass", fmt(self.double_pass), ""],
+                ["take - no double (paired)", f"{self.take_minus_no_double:+.4f}",
+                 f"{self.take_minus_no_double_se:.4f}"]]
+        caption = (f"{self.settings.get('position')}: {self.trials:,} trials, bot "
+                   f"{self.settings.get('bot')}, cube strategies "
+                   f"{'/'.join(self.settings.get('cube') or ())}"
+                   + (" (partial: interrupted)" if self.partial else ""))
+        cubeless = html_table(["cubeless", "win", "w-g", "w-bg", "l-g", "l-bg"],
+                              [["estimate", *(f"{v:.4f}" for v in self.probabilities)]],
+                              align="lrrrrr")
+        picture = self.show()
+        return html_block(
+            picture and picture.svg,
+            html_table(["action", "MWC" if match else "equity", "std err"], rows, caption,
+                       "lrr"),
+            html_text(f"Proper cube action: {self.action[0].upper()}{self.action[1:]}"),
+            cubeless)
 
 
 def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=None,

@@ -1,4 +1,5 @@
 """Pictures of results (matplotlib, from the ``plot`` extra, drawn without pyplot)."""
+import io
 import os
 
 import numpy as np
@@ -20,9 +21,29 @@ def check_plot():
     _pyplot_free_figure()
 
 
-def plot_matrix(m, names, match, partial, caption, path):
-    """Write the (k, k) matrix ``m`` of row-vs-column figures (match-winning rates when
-    ``match``, else points per game) as a PNG heat map with the values in the cells.
+class PngPicture:
+    """A PNG image in memory: ``png`` its bytes, :meth:`save` writes them, and a notebook
+    (Jupyter) draws it in place through ``_repr_png_``."""
+
+    def __init__(self, png):
+        self.png = bytes(png)
+
+    def _repr_png_(self):
+        return self.png
+
+    def save(self, path):
+        """Write the PNG file ``path``."""
+        with open(os.fspath(path), "wb") as f:
+            f.write(self.png)
+
+    def __repr__(self):
+        return f"<PngPicture: {len(self.png):,} bytes>"
+
+
+def plot_matrix(m, names, match, partial, caption, path=None):
+    """The (k, k) matrix ``m`` of row-vs-column figures (match-winning rates when
+    ``match``, else points per game) as a PNG heat map with the values in the cells: a
+    :class:`PngPicture`, also written to ``path`` unless it is None.
 
     Uses matplotlib's Agg canvas directly (no pyplot, no global backend change).
     """
@@ -54,4 +75,9 @@ def plot_matrix(m, names, match, partial, caption, path):
     title = "tournament" + (" (partial)" if partial else "")
     ax.set_title(f"{title}\n{caption}", fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.fspath(path), dpi=120)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=120)
+    picture = PngPicture(buffer.getvalue())
+    if path is not None:
+        picture.save(path)
+    return picture

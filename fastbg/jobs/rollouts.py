@@ -30,7 +30,9 @@ from fastbg.cube.met import mwc_after
 from fastbg.cube.rules import rules_dict
 from fastbg.cube.strategies import strategy_names
 from fastbg.distributed import LOCAL, resolve_backend
+from fastbg.html_tables import html_block, html_table
 from fastbg.parallel import threads as _threads
+from fastbg.position.diagram import show
 from fastbg.position.ids import position_id, read_position
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
 from fastbg.progress import progress_bar
@@ -108,6 +110,40 @@ class RolloutResult(Results):
             label = "match-winning chance" if self.settings.get("match") else "cubeful equity"
             rows.append(f"{label:16} {self.cubeful:+.4f} +- {1.96 * self.cubeful_se:.4f} (95%)")
         return "\n".join(rows)
+
+    def show(self, width=None):
+        """The position rolled out as a picture (:func:`fastbg.show`); None when the
+        settings name no position."""
+        return position_picture(self.settings, width)
+
+    def _repr_html_(self):
+        """The position's picture over the estimates, one row each (Jupyter draws it)."""
+        ci = self.ci95()
+        names = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")
+        lines = [(name, m, se, ci[key], ".4f") for name, key, m, se in
+                 zip(names, OUTPUTS, self.probabilities, self.probabilities_se)]
+        lines.append(("cubeless equity", self.equity, self.equity_se, ci["equity"], "+.4f"))
+        if self.cubeful is not None:
+            label = "match-winning chance" if self.settings.get("match") else "cubeful equity"
+            lines.append((label, self.cubeful, self.cubeful_se, ci["cubeful"], "+.4f"))
+        rows = [[name, format(m, spec), f"{se:.4f}", f"{lo:{spec}} .. {hi:{spec}}"]
+                for name, m, se, (lo, hi), spec in lines]
+        caption = (f"rollout of {self.settings.get('position', 'a position')}: "
+                   f"{self.trials:,} trials, bot {self.settings.get('bot')}"
+                   + (" (partial: interrupted)" if self.partial else ""))
+        picture = self.show()
+        return html_block(picture and picture.svg, html_table(
+            ["estimate", "value", "std err", "95% interval"], rows, caption, "lrrr"))
+
+
+def position_picture(settings, width=None):
+    """The picture (:func:`fastbg.show`) of the position a rollout's ``settings`` name,
+    with the dice of a move rollout; None when they name none (a result built by hand)."""
+    if not settings.get("position"):
+        return None
+    dice = settings.get("dice")             # "3-1"
+    return show(settings["position"], dice and [int(d) for d in dice.split("-")],
+                width=width)
 
 
 def rollout_cube_state(info, rules, dice_allowed=False):

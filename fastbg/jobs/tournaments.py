@@ -58,6 +58,7 @@ from fastbg.cube.rules import MatchRules, rules_dict
 from fastbg.distributed import resolve_backend
 from fastbg.files.mat import write_mat
 from fastbg.evaluators.nets import GnubgNet
+from fastbg.html_tables import html_block, html_table, html_text
 from fastbg.jobs.duels import duel_chunk, duel_setup
 from fastbg.jobs.plots import check_plot, plot_matrix  # noqa: F401  (check_plot: the CLI's)
 from fastbg.jobs.ratings import elo_ratings
@@ -771,13 +772,14 @@ class TournamentResults(Results):
                         "note": rating_note},
         }
 
-    def table(self):
-        """A readable text report: bots by rating, the pairs, and the matrix."""
-        lines = [f"tournament: {', '.join(self.names)}", self.describe()]
+    def _report(self):
+        """The report that :meth:`table` prints and :meth:`_repr_html_` draws: its
+        heading lines, then its three tables as (title, head, rows, align, note) with
+        ``align`` one letter a column for :func:`_grid` (l / r / <)."""
+        heading = [f"tournament: {', '.join(self.names)}", self.describe()]
         if self.partial:
-            lines.append(f"PARTIAL: {self.games_played:,} of {self.games_total:,} "
-                         f"{'matches' if self.match else 'games'} played")
-        lines.append("")
+            heading.append(f"PARTIAL: {self.games_played:,} of {self.games_total:,} "
+                           f"{'matches' if self.match else 'games'} played")
         bots = sorted(self.bots, key=lambda r: (r["rank"] is None, r["rank"] or 0))
         if self.match:
             head = ["#", "bot", "Elo (95% CI)", "matches", "match wins (95% CI)", "games/match"]
@@ -803,11 +805,8 @@ class TournamentResults(Results):
             align += "r"
             for row, r in zip(rows, bots):
                 row.append(_f(r["decisions_per_second"], ",.0f"))
-        lines += _grid(head, rows, align)
         note = self.ratings()[2]
-        if note:
-            lines.append(f"({note})")
-        lines.append("")
+        tables = [("bots", head, rows, align, f"({note})" if note else None)]
         if self.match:
             head = ["pair", "matches", "first bot's match wins (95% CI)", "games/match"]
             rows = [[" - ".join(r["bots"]), f"{r['matches']:,}",
@@ -830,20 +829,40 @@ class TournamentResults(Results):
                                  r["luck_adjusted_points_per_game_ci95"]),
                         _f(r["luck_narrowing"], ".2f") + "x"
                         if not math.isnan(r["luck_narrowing"]) else "-"]
-        lines += _grid(head, rows, align)
-        lines.append("")
-        lines.append(("match-winning rate" if self.match else "points per game")
-                     + " of row vs column")
+        tables.append(("pairs", head, rows, align, None))
         m = self.matrix
         k = len(self.names)
         rows = [[name] + ["." if a == b else _f(m[a, b], ".4f" if self.match else "+.3f")
                           for b in range(k)] for a, name in enumerate(self.names)]
-        lines += _grid([""] + self.names, rows, "l" + "r" * k)
-        return "\n".join(lines)
+        tables.append((("match-winning rate" if self.match else "points per game")
+                       + " of row vs column", [""] + self.names, rows, "l" + "r" * k, None))
+        return heading, tables
 
-    def plot(self, path):
-        """Draw :attr:`matrix` as a PNG (needs matplotlib: the ``plot`` extra)."""
-        plot_matrix(self.matrix, self.names, self.match, self.partial, self.describe(), path)
+    def table(self):
+        """A readable text report: bots by rating, the pairs, and the matrix."""
+        heading, (bots, pairs, matrix) = self._report()
+        lines = heading + [""]
+        for _, head, rows, align, note in (bots, pairs):
+            lines += _grid(head, rows, align) + ([note] if note else []) + [""]
+        title, head, rows, align, _ = matrix
+        return "\n".join(lines + [title] + _grid(head, rows, align))
+
+    def _repr_html_(self):
+        """The same report as HTML tables, one row a bot, a pair, a matrix row (Jupyter
+        draws it)."""
+        heading, tables = self._report()
+        parts = [html_text(line) for line in heading]
+        for title, head, rows, align, note in tables:
+            parts += [html_table(head, rows, title, align.replace("<", "l")),
+                      note and html_text(note)]
+        return html_block(*parts)
+
+    def plot(self, path=None):
+        """:attr:`matrix` as a PNG heat map (needs matplotlib: the ``plot`` extra): a
+        picture a notebook draws in place (``.png`` its bytes, ``.save(path)``), also
+        written to ``path`` unless it is None."""
+        return plot_matrix(self.matrix, self.names, self.match, self.partial, self.describe(),
+                           path)
 
     # -- files -------------------------------------------------------------------------
     def save(self, path):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fastbg.html_tables import html_block, html_table, html_text
 from fastbg.sim.records import RecordArrays
 
 Z95 = 1.959963984540054     # two-sided 95% normal quantile
@@ -233,6 +234,29 @@ class GameResults(_PerGame):
                      f"dropped doubles  {s['drop_rate']:.4f} of games"]
         return "\n".join(rows)
 
+    def _repr_html_(self):
+        """One row a bot, each from its own side (Jupyter draws it)."""
+        s = self.summary()
+        n = s["games"]
+        lo, hi = s["points_per_game_ci95"]
+        rows = []
+        for i, (bot, sign) in enumerate(zip(self.bots, (1, -1))):
+            won = self.winner == i
+            ci = sorted((sign * lo, sign * hi))
+            rows.append([i, bot, f"{int(won.sum()):,}", f"{s['win_rate'][i]:.4f}",
+                         f"{sign * s['points_per_game']:+.4f} ({ci[0]:+.4f} .. {ci[1]:+.4f})",
+                         f"{np.mean(won & (self.kind == 2)) if n else math.nan:.4f}",
+                         f"{np.mean(won & (self.kind == 3)) if n else math.nan:.4f}"])
+        caption = (f"{n:,} games, seed {self.seed}, {s['rules']}"
+                   + (" (partial: interrupted)" if self.partial else ""))
+        figures = f"mean plies {s['mean_plies']:.2f}"
+        if s["rules"] != "cubeless":
+            figures += (f", mean cube {s['mean_cube']:.3f}, dropped doubles "
+                        f"{s['drop_rate']:.4f} of games")
+        head = ["", "bot", "wins", "win rate", "points/game (95% CI)", "gammons won",
+                "backgammons won"]
+        return html_block(html_table(head, rows, caption, "rlrrrrr"), html_text(figures))
+
     @classmethod
     def concat(cls, parts):
         """Join shards played with the same bots and seed over consecutive game ranges."""
@@ -312,3 +336,19 @@ class MatchResults(_PerGame):
             f"  (95% CI for bot 0 {lo:.4f} .. {hi:.4f})",
             f"games per match  {s['mean_games']:.2f}",
         ])
+
+    def _repr_html_(self):
+        """One row a bot (Jupyter draws it)."""
+        s = self.summary()
+        rows = []
+        for i, (bot, p) in enumerate(zip(self.bots, s["match_win_rate"])):
+            lo, hi = wilson_interval(p, s["matches"])
+            lo, hi = max(lo, 0.0), min(hi, 1.0)         # not "-0.0000" at p = 0 (rounding)
+            rows.append([i, bot, f"{int(np.sum(self.winner == i)):,}",
+                         f"{p:.4f} ({lo:.4f} .. {hi:.4f})"])
+        caption = (f"{s['matches']:,} matches to {self.length} points, seed {self.seed}, "
+                   f"{s['rules']}" + (" (partial: interrupted)" if self.partial else ""))
+        return html_block(
+            html_table(["", "bot", "match wins", "match win rate (95% CI)"], rows, caption,
+                       "rlrr"),
+            html_text(f"games per match {s['mean_games']:.2f}"))
