@@ -195,8 +195,10 @@ def test_missing_gnubg_nn(monkeypatch):
     # the gnubg bot is fastbg's own port of the networks: without gnubg-nn it takes GNU
     # Backgammon's own weights (the gnubg package, the gnubg-app extra) when installed
     monkeypatch.setattr(nets, "_package_data", lambda name: None)       # neither package
-    with pytest.raises(ImportError, match="gnubg bot needs"):
+    from fastbg.extras import MissingWeights
+    with pytest.raises(MissingWeights, match="gnubg bot needs") as err:
         fastbg.play(1, ("gnubg", "random"))
+    assert err.value.extra == "gnubg"
 
 
 def test_gnubg_weights_without_gnubg_nn(monkeypatch):

@@ -500,7 +500,8 @@ def test_pubeval_against_gnubg_20000_games():
 
 def test_gnubg_bot_without_weights(monkeypatch):
     monkeypatch.setattr(gnubgnet, "default_weights_path", lambda: None)
-    with pytest.raises(ImportError, match=r"gnubg bot needs .*pip install 'fastbg\[gnubg\]'"):
+    from fastbg.extras import MissingWeights
+    with pytest.raises(MissingWeights, match=r"gnubg bot needs .*pip install 'fastbg\[gnubg\]'"):
         fastbg.play(1, ("gnubg", "random"))
 
 
