@@ -1,4 +1,4 @@
-"""The counter-based dice (fastbg/_kernels/dice.py) against the pure-Python reference of its
+"""The counter-based dice (fastbg/dice.py) against the pure-Python reference of its
 documented scheme (tests/reference/game.py), and sanity of their distribution.
 
 The kernel functions are called with numpy-typed arguments (uint64 seed, int64 counters), as

@@ -1,4 +1,5 @@
-"""The built-in race evaluator (fastbg.evaluators, fastbg/_kernels/evaluators.py).
+"""The built-in race evaluator (fastbg.evaluators.race; its kernels in
+fastbg/evaluators/race_kernels.py).
 
 * A plain-Python reference of the formula, written from the kernel module's docstring, is
   compared with the kernel (single and batch) on hypothesis positions.

@@ -1,4 +1,5 @@
-"""Cube strategies: who doubles, takes, drops, beavers (see fastbg/_kernels/cube.py).
+"""Cube strategies: who doubles, takes, drops, beavers (the kernels:
+fastbg/cube/decision_kernels.py).
 
 * ``"never"``: never doubles, takes every double.
 * ``"race"``: Tom Keith's count in races (double, redouble, take); in contact never

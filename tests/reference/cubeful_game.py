@@ -10,8 +10,8 @@ at the start of the turn, before the roll (docs/rules.md section 6); with the us
 (``opening="use"``, no ``start``) the first player has already rolled, so he has no cube
 decision on his first turn.
 
-The cube decisions of the strategies (fastbg/cube_strategies.py, the kernel docstring of
-fastbg/_kernels/cube.py) are made with the slow tools:
+The cube decisions of the strategies (fastbg/cube/strategies.py, the kernel docstring of
+fastbg/cube/decision_kernels.py) are made with the slow tools:
 
 * ``"never"``: never doubles, takes every double.
 * ``"race"``: :func:`fastbg.cube.keith_decision` in a race (double, or redouble when he owns

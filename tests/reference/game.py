@@ -1,6 +1,6 @@
 """Slow, obviously-correct reference game player, written from the documents, not the kernels.
 
-* Dice: the counter-based scheme of the docstring of ``fastbg/_kernels/dice.py`` redone with
+* Dice: the counter-based scheme of the docstring of ``fastbg/dice.py`` redone with
   Python integers and explicit 64-bit masking (SplitMix64 finaliser; a key is folded in as
   ``h = mix(seed + C); h = mix(h ^ game); h = mix(h ^ (turn << 8 | stream))``; a die is
   ``1 + (bits32 * 6) >> 32``, the first die from the high 32 bits, the second from the low 32).
