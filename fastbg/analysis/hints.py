@@ -195,7 +195,21 @@ def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None, rul
             raise ValueError("no dice: pass dice=(d1, d2), or an XGID that has them")
         dice = info.dice
     cubeful = cube_state(info, rules, score, cube, owner, crawford)
-    return _hints(board[None], [dice], ply, filter, net, threads, cubeful, prune)[0]
+    ply, filter, prune = _check_options(ply, filter, prune)
+    d = validate_dice([dice], 1)
+    # read_position checked the board: it goes on as it is
+    return _hints_checked(board[None], d, ply, filter, net, threads, cubeful, prune)[0]
+
+
+def hint_checked(board, dice, ply, legal):
+    """``hint(board, dice, ply=ply)`` (cubeless, the gnubg filter, gnubg's networks) of a
+    board and dice already checked (a valid int8 (26,) and a pair of ints 1..6) whose legal
+    moves ``legal`` (``legal_moves(board, dice)``, in its order) are already generated:
+    nothing is checked or generated again (a move rollout's candidates)."""
+    ply, filter, prune = _check_options(ply, "gnubg", False)
+    legal = (legal, np.array([0, len(legal)], np.int64))
+    return _hints_checked(board[None], np.array([dice], np.int64), ply, filter, None, None,
+                          None, prune, legal)[0]
 
 
 def cube_state(info, rules, score, cube, owner, crawford):
@@ -311,17 +325,33 @@ def filter_pair(filter):
     return MOVE_FILTERS.get(filter)
 
 
+def _check_options(ply, filter, prune):
+    """(ply, filter, prune) checked."""
+    ply = check_ply(ply)
+    return ply, check_filter(filter, ply), check_flag("prune", prune)
+
+
 def _hints(boards, dice, ply, filter, net, threads, state, prune=False):
     """:func:`hint_batch` once the cube state is known."""
-    ply = check_ply(ply)
-    filter = check_filter(filter, ply)
-    prune = check_flag("prune", prune)
+    ply, filter, prune = _check_options(ply, filter, prune)
     b = validate(boards)
     if b.ndim != 2:
         raise ValueError(f"hint_batch takes boards of shape (n, {BOARD_SIZE}), got {b.shape}")
     d = validate_dice(dice, b.shape[0])
+    return _hints_checked(b, d, ply, filter, net, threads, state, prune)
+
+
+def _hints_checked(b, d, ply, filter, net, threads, state, prune, legal=None):
+    """:func:`_hints` of checked boards ``b`` (n, 26) int8, dice ``d`` (n, 2) int64 and
+    options. ``legal``: None, or the pairs' legal moves already generated, (results,
+    offsets) as ``legal_moves_rows`` gives them, for at most PAIRS_PER_CHUNK pairs."""
     net = _net(net)
     n_threads = resolve_threads(threads)
+    if legal is not None:
+        if b.shape[0] > PAIRS_PER_CHUNK:
+            raise ValueError(f"legal moves are passed for one chunk of at most "
+                             f"{PAIRS_PER_CHUNK} pairs")
+        return _hint_chunk(b, d, ply, filter, net, n_threads, state, prune, legal)
     out = []
     for lo in range(0, b.shape[0], PAIRS_PER_CHUNK):
         hi = min(b.shape[0], lo + PAIRS_PER_CHUNK)
@@ -330,9 +360,10 @@ def _hints(boards, dice, ply, filter, net, threads, state, prune=False):
     return out
 
 
-def _hint_chunk(b, d, ply, filter, net, n_threads, state, prune):
-    """The hints of pairs (b, d): one 0-ply batch and one n-ply batch of candidates."""
-    res, off = legal_moves_rows(b, d, n_threads)
+def _hint_chunk(b, d, ply, filter, net, n_threads, state, prune, legal=None):
+    """The hints of pairs (b, d): one 0-ply batch and one n-ply batch of candidates (of
+    the legal moves ``legal``, (results, offsets), when they are already generated)."""
+    res, off = legal_moves_rows(b, d, n_threads) if legal is None else legal
     opp = np.ascontiguousarray(-res[:, ::-1])          # flipped: the opponent on roll
     opp_probs = net.probabilities(opp)
     if state is None:

@@ -23,17 +23,16 @@ import numpy as np
 
 from fastbg import journal as _journal
 from fastbg.analysis.cube_actions import proper_cube_action
-from fastbg.analysis.hints import hint
+from fastbg.analysis.hints import hint_checked
 from fastbg.cube.formulas import swap_sides
 from fastbg.cube.met import mwc_after
 from fastbg.cube.rules import MoneyRules, rules_dict
 from fastbg.cube.strategies import strategy_names
 from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.html_tables import html_block, html_table, html_text
-from fastbg.position.board import flip
-from fastbg.position.ids import position_id, read_position
-from fastbg.position.moves import legal_moves, validate_dice
-from fastbg.position.notation import move_notation, parse_move
+from fastbg.position.ids import position_id_checked, read_position
+from fastbg.position.moves import legal_moves_checked, validate_dice
+from fastbg.position.notation import notation_table, parse_move_checked
 from fastbg.progress import progress_bar
 from fastbg.sim import game_kernels as _play
 from fastbg.sim.bots import strongest_bot
@@ -353,23 +352,25 @@ class MoveRollout(Results):
             head, rows, caption, "rl" + "r" * (len(head) - 2)))
 
 
-def _candidates(board, dice, moves, bot):
-    """The candidate results: all, the top ``moves`` by :func:`fastbg.hint`, or given."""
-    results = legal_moves(board, dice)
+def _candidates(board, dice, moves, bot, results, table):
+    """The candidate results: all, the top ``moves`` by :func:`fastbg.hint`, or given.
+    ``board`` and ``dice`` (a pair of ints) are checked, ``results`` their legal moves and
+    ``table`` their :func:`fastbg.position.notation.notation_table`: nothing here checks
+    the board or generates its moves again."""
     if moves is None:
         return list(results)
     if isinstance(moves, (int, np.integer)) and not isinstance(moves, bool):
         k = check_int("moves", moves, 1)
         ply = _bot_ply(bot)
-        return [c.board for c in hint(board, dice, ply=ply)[:k]]
+        return [c.board for c in hint_checked(board, dice, ply, results)[:k]]
     if isinstance(moves, str) or not hasattr(moves, "__iter__"):
         raise TypeError("moves is None (all), a number k (the best k by fastbg.hint) or a "
                         "list of moves (boards or notation)")
     out = []
-    legal = {r.tobytes() for r in results}
     for m in moves:
-        b = parse_move(board, m, dice) if isinstance(m, str) else np.asarray(m, np.int8)
-        if b.shape != (26,) or b.tobytes() not in legal:
+        b = (parse_move_checked(board, m, dice, table) if isinstance(m, str)
+             else np.asarray(m, np.int8))
+        if b.shape != (26,) or not table.is_legal(b, dice):
             raise ValueError(f"{m!r} is not a legal move of this position with "
                              f"{dice[0]}-{dice[1]}")
         out.append(b.copy())
@@ -451,7 +452,11 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
                                                 variance_reduction, evaluator, trials,
                                                 chunk_size)
     value, owner, score, crawford = rollout_cube_state(info, rules, dice_allowed=True)
-    cands = _candidates(board, dice, moves, bot)
+    # The board (read_position) and dice are checked once, here, and the roll's legal
+    # moves generated once: the candidates, their notation and the hint take them as they are.
+    results = legal_moves_checked(board, dice[0], dice[1])
+    table = notation_table(board, dice, results)
+    cands = _candidates(board, dice, moves, bot, results, table)
     # After the move the opponent is on roll: player 0 of each candidate's trials; the
     # mover is player 1 (the cube owner and the score seen from the opponent).
     opp_owner = None if owner is None else 1 - owner
@@ -462,7 +467,8 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
             lines.append(_Line(None, None, False,
                                fixed=_over_values(c, rules, score, value, owner)))
             continue
-        common = dict(bots=(bot, bot), seed=seed, threads=threads, start=(flip(c), 0),
+        flipped = np.ascontiguousarray(-c[::-1])        # fastbg.flip of a checked board
+        common = dict(bots=(bot, bot), seed=seed, threads=threads, start=(flipped, 0),
                       opening=first_roll_opening(first_roll), truncate=truncate,
                       rotate=rotate, late=late_pair(late))
         cubeless = job_setup(**common)
@@ -474,11 +480,11 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
                                 crawford_game=crawford, cube_value=value,
                                 cube_owner=opp_owner)
         lines.append(_Line(cubeless, cubeful, True, value=value))
-    names = [move_notation(board, c, dice) for c in cands]
+    names = [table.notation(c, dice) for c in cands]
     settings = {
-        "position": position if isinstance(position, str) else position_id(board),
+        "position": position if isinstance(position, str) else position_id_checked(board),
         "dice": f"{dice[0]}-{dice[1]}", "moves": names,
-        "candidates": [position_id(c) for c in cands], "trials": trials,
+        "candidates": [position_id_checked(c) for c in cands], "trials": trials,
         "bot": bot_name(bot),
         "seed": int(seed), "rules": rules_dict(rules), "cube": strategy_names(cube),
         "truncate": truncate, "rotate": bool(rotate),
@@ -692,7 +698,7 @@ def rollout_cube(position, rules=None, trials=1296, bot=None, seed=0, truncate=N
     lines = [_Line(cubeless, nd, False, value=value), _Line(None, dt, False, value=value)]
     names = strategy_names(cube)
     settings = {
-        "position": position if isinstance(position, str) else position_id(board),
+        "position": position if isinstance(position, str) else position_id_checked(board),
         "trials": trials, "bot": bot_name(bot),
         "seed": int(seed), "rules": rules_dict(rules), "cube": names,
         "truncate": truncate, "rotate": bool(rotate),

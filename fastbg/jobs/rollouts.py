@@ -33,7 +33,7 @@ from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.html_tables import html_block, html_table
 from fastbg.parallel import threads as _threads
 from fastbg.position.diagram import show
-from fastbg.position.ids import position_id, read_position
+from fastbg.position.ids import position_id_checked, read_position
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
 from fastbg.progress import progress_bar
 from fastbg.sim import game_kernels as _play
@@ -330,7 +330,7 @@ def _chunk_checker(settings):
 
 
 def _describe(position, board):
-    return position if isinstance(position, str) else position_id(board)
+    return position if isinstance(position, str) else position_id_checked(board)
 
 
 def bot_name(bot):

@@ -56,6 +56,12 @@ def position_id(board):
     b = validate(board)
     if b.ndim != 1:
         raise ValueError(f"position_id takes one board, got a batch of shape {b.shape}")
+    return position_id_checked(b)
+
+
+def position_id_checked(b):
+    """:func:`position_id` of a board already checked (a valid int8 (26,), as
+    :func:`read_position` returns it or a legal move's result), without checking it again."""
     key, k = 0, 0
     for side in _two_sided(b):
         for count in side:

@@ -82,7 +82,14 @@ def legal_moves(board, dice):
         raise ValueError(f"legal_moves takes one board of shape (26,), got {b.shape}; "
                          "use legal_moves_batch for batches")
     d = validate_dice(dice)
-    return _mg.legal_moves_one(b, d[0], d[1])
+    return legal_moves_checked(b, d[0], d[1])
+
+
+def legal_moves_checked(board, d1, d2):
+    """:func:`legal_moves` without the checks, for callers that have checked the board
+    (valid, C-contiguous int8 (26,)) and the dice (two ints 1..6) once already (a move
+    rollout generates its roll's moves here once and passes the rows on)."""
+    return _mg.legal_moves_one(board, d1, d2)
 
 
 def legal_moves_batch(boards, dice, threads=None):

@@ -171,6 +171,17 @@ def _check_dice(board, dice):
     return int(dice[0]), int(dice[1])
 
 
+def notation_table(board, roll, legal):
+    """The notations of a checked board (valid int8 (26,)) whose roll (a pair of ints,
+    checked) has its legal results ``legal`` already generated (``legal_moves(board,
+    roll)``, not generated again): ``table.notation(result, roll)`` is
+    ``move_notation(board, result, roll)`` of a legal result, the move list of the roll
+    built once for all of them."""
+    table = _Notations(board)
+    table.legal[roll] = {r.tobytes() for r in legal}
+    return table
+
+
 class _Notations:
     """The legal results, steps and texts of one board, roll by roll, computed when first
     asked. Rolls are pairs of ints already checked."""
@@ -346,6 +357,13 @@ def parse_move(board, text, dice=None):
     if not isinstance(text, str):
         raise TypeError(f"a move's text is a str, got {type(text).__name__}")
     roll = None if dice is None else _check_dice(b, dice)
+    return parse_move_checked(b, text, roll, _Notations(b))
+
+
+def parse_move_checked(b, text, roll, table):
+    """:func:`parse_move` of a board ``b`` and a roll (a pair of ints, or None) already
+    checked, with the :class:`_Notations` ``table`` of ``b`` (from :func:`notation_table`:
+    the roll's legal moves already generated, as a move rollout has them); ``text`` a str."""
     pos = [int(x) for x in b]
     for src, dest in sorted(_parse_segments(text), reverse=True):   # higher sources first
         if pos[src] <= 0:
@@ -355,7 +373,6 @@ def parse_move(board, text, dice=None):
             raise ValueError(f"{text!r}: point {dest} is held by the opponent")
         pos = _after_step(pos, src, dest)
     result = np.array(pos, dtype=BOARD_DTYPE)
-    table = _Notations(b)
     if roll is not None:
         if not table.is_legal(result, roll):
             raise ValueError(f"{text!r} is not a legal move with {roll[0]}-{roll[1]}")
