@@ -20,7 +20,7 @@ handful of scalars (value, owner: -1 centred or the player 0/1, turned). Strateg
 
 The probabilities come through :func:`probs_call`: a plug-in is a numba function, or a
 kernel-side evaluator that a higher layer teaches :func:`probs_call` (the game loop's
-built-in gnubg networks, fastbg/sim/game_kernels.py), so that layer's code stays out of
+built-in gnubg networks, fastbg/sim/game_cube_kernels.py), so that layer's code stays out of
 this module and the built-in evaluator's kernels can be cached on disk.
 """
 import numpy as np
@@ -241,7 +241,7 @@ def _probs_call_function(plug, board, p):
         return call
     if isinstance(plug, types.Array):
         # the board's probabilities computed beforehand (float64[5]): a batch evaluator's
-        # row, :func:`fastbg.sim.game_kernels.lockstep_cube_rows`
+        # row, :func:`fastbg.sim.lockstep_kernels.lockstep_cube_rows`
         def copy(plug, board, p):
             for i in range(p.shape[0]):
                 p[i] = plug[i]

@@ -74,7 +74,7 @@ def _load():
 
 @functools.lru_cache(maxsize=1)
 def tables():
-    """The kernels' bear-off tables, a :class:`fastbg.evaluators.net_kernels.Bearoff`
+    """The kernels' bear-off tables, a :class:`fastbg.evaluators.net_tables.Bearoff`
     (binomials, one-sided int64 (54264, 32), two-sided uint16 (924, 924), first-checker-off
     int64 (54264, 4), race backgammon int64 (924, 5), its presence bool (924,), gammon
     distributions int64 (15504, 32) of the 15-checker positions)."""

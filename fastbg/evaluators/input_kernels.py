@@ -144,7 +144,7 @@ _BOARD_LANES = 32
 @intrinsic
 def _board_and_summaries_intrinsic(typingctx, rows, i, swapped, gb):
     """gnubg's board of interchange row rows[i] into gb (row 1 the side on roll, or row 0
-    with ``swapped``; as :func:`fastbg.evaluators.net_kernels.to_gnubg`) and both rows'
+    with ``swapped``; as :func:`fastbg.evaluators.gnubg_board_kernels.to_gnubg`) and both rows'
     :func:`_side_summary`, from one masked 32-byte load: each side's points as <32 x i8>
     lanes (the mover's shifted down a place, the other's reversed and negated), stored
     widened by masked stores, their bitmasks by compares and their sums by reductions."""

@@ -394,7 +394,7 @@ def _layer_arrays(n_inputs, hidden):
 
 
 def _assemble(p, nets, mode):
-    """The kernels' arrays (:class:`fastbg.evaluators.net_kernels.Net`) of the named nets
+    """The kernels' arrays (:class:`fastbg.evaluators.net_tables.Net`) of the named nets
     ``(kind, input function, inputs, hidden, outputs, beta hidden, beta output, values,
     where)``, each checked against what its input function needs, with evaluation
     ``mode`` (EVAL_*)."""

@@ -137,7 +137,7 @@ def prune_rows(rows, lo, hi, swapped, pnet, bo, scr, probs, classes):
     gnubg board). Each output's 16 products are summed pairwise as a vector unit sums
     them. The last bits differ from gnubg's own sums (a point's four inputs are pre-summed):
     0.34 -> 0.12 us a position, measured on one thread.
-    ``scr`` is the networks' scratch (:func:`fastbg.evaluators.net_kernels.new_scratch`)."""
+    ``scr`` is the networks' scratch (:func:`fastbg.evaluators.net_tables.new_scratch`)."""
     nz, gb, out, hidden, dummy = scr.nz, scr.gb, scr.out, scr.hidden, scr.dummy
     counts = scr.nz[MAX_INPUTS - 8:]           # the list's tail: unused by the 50 rows
     h = hidden[:PRUNE_HIDDEN]

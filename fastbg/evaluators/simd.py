@@ -151,7 +151,7 @@ def _outputs_intrinsic(n_vec, ordered=True):
         """The hidden units' sigmoids and the output sums of a 128-hidden net, as vectors.
 
         hidden f32[128] (the hidden sums) gets sigmoid(scale * h) (gnubg's table sigmoid, the
-        float32 operations of :func:`fastbg.evaluators.net_kernels.sigmoid`, without branches); out f32[5]
+        float32 operations of :func:`fastbg.evaluators.net_tables.sigmoid`, without branches); out f32[5]
         gets each output's sum bias[o] + h_0 wo[o, 0] + h_1 wo[o, 1] + ..., added one by one
         in that order as gnubg does. The order matters beyond the last bit: gnubg's sigmoid
         table is linear between steps of 0.1 and jumps by up to 0.5% at each step, so an
@@ -285,9 +285,9 @@ def _table_by_permutes(builder, table_data, idx):
 
 def _vector_sigmoid(builder, x, table_data, lo_v, hi_v):
     """gnubg's table sigmoid of a float32 vector ``x``, lane by lane as
-    :func:`fastbg.evaluators.net_kernels.sigmoid` (the table read by permutes on AVX-512
+    :func:`fastbg.evaluators.net_tables.sigmoid` (the table read by permutes on AVX-512
     hosts, :func:`_table_by_permutes`, which reads TABLE_PAD entries: every caller passes
-    ``net_kernels.SIG_E``, padded to that length; else lane by lane)."""
+    ``net_tables.SIG_E``, padded to that length; else lane by lane)."""
     i32 = ir.IntType(32)
     i64 = ir.IntType(64)
     f32 = ir.FloatType()
@@ -326,7 +326,7 @@ def _splat(builder, x):
 @njit(**HOT)
 def sigmoid_reference(x, table, lo, hi):
     """gnubg's table sigmoid of float32 ``x`` as the vector code computes it, lane by lane
-    (the same value as :func:`fastbg.evaluators.net_kernels.sigmoid`, without branches)."""
+    (the same value as :func:`fastbg.evaluators.net_tables.sigmoid`, without branches)."""
     ten = np.float32(10.0)
     one = np.float32(1.0)
     neg = np.signbit(x)

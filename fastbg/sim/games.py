@@ -498,7 +498,7 @@ def lockstep_choices(st, game0, g, live, dice):
     :class:`LockstepGames` ``g`` (game live[j]'s are res[off[j]:off[j + 1]], for its dice
     dice[j]) and ``choice`` (j -> index into them), chosen in the kernel or by each
     evaluator bot in one call for all its games. ``game0``: the first game's key, or an
-    int64 array of each row's key (:func:`fastbg.sim.game_kernels.game_key`)."""
+    int64 array of each row's key (:func:`fastbg.sim.lockstep_kernels.game_key`)."""
     boards, side, ply = g.boards, g.side, g.ply
     res, off = _legal_moves_rows(np.ascontiguousarray(boards[live]), dice, st.n_threads)
     choice = np.zeros(live.size, np.int64)
@@ -523,7 +523,7 @@ def lockstep_choices(st, game0, g, live, dice):
 def _cube_rows(st, live, boards, side, ply, value, owner, turned):
     """Each player's cube probabilities (float64 (len(live), 5)) of the live games' boards
     where the player on roll may double (the cube phase reads no others): the batch cube
-    strategies' evaluations for :func:`fastbg.sim.game_kernels.lockstep_cube_rows`; for an
+    strategies' evaluations for :func:`fastbg.sim.lockstep_kernels.lockstep_cube_rows`; for an
     engine's strategy its answers instead (:func:`_engine_cube_rows`)."""
     m = live.size
     rows = [np.zeros((m, 5)), np.zeros((m, 5))]

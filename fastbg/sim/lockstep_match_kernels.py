@@ -2,7 +2,7 @@
 
 The lock-step match driver (:mod:`fastbg.sim.lockstep_matches`) keeps one row of lock-step
 state per match, holding the match's current game; the per-ply kernels of
-:mod:`fastbg.sim.game_kernels` advance those games. When a match's game ends,
+:mod:`fastbg.sim.lockstep_kernels` advance those games. When a match's game ends,
 :func:`next_games` settles it and sets up the next one, with the very helpers of the
 in-kernel match driver (:func:`fastbg.sim.game_kernels.play_matches`): the score and the
 Crawford rule (``match_game_cfg``, ``match_scored``), the dice key (``match_key``), the
@@ -29,7 +29,7 @@ def next_games(seed, match0, length, ended, gcfg, start_board, cfg, boards, side
     game) and start the match's next game, or finish the match.
 
     ``ended`` int64: rows (matches ``match0 + row``) whose current game is over or not
-    started. Lock-step state per row as in :func:`fastbg.sim.game_kernels.lockstep_start`
+    started. Lock-step state per row as in :func:`fastbg.sim.lockstep_kernels.lockstep_start`
     (boards (n, 26) int8, side int8, ply, d1, d2, value, owner int64, turned, alive bool),
     and outcome (n, 5) int32 / cube_out (n, 3) int32 of the current game, as the per-ply
     kernels leave them. keys int64 (n,) receives each row's game key, gcfgs int64 (n,

@@ -10,7 +10,7 @@ therefore those of :func:`fastbg.sim.game_kernels.play_matches`: the same seed g
 same matches when the bots choose alike, whatever the rounds.
 
 The dice, the choices and the moves take each game's key and settings (its score) per
-row (:func:`fastbg.sim.game_kernels.game_key`, ``game_cfg``). The cube phase, whose
+row (:func:`fastbg.sim.lockstep_kernels.game_key`, ``game_cfg``). The cube phase, whose
 strategies may run in Python with the run's settings, is played in one call per score
 and Crawford state (a handful per round: :func:`_score_groups`), each with that state's
 settings as the run's.

@@ -33,9 +33,9 @@ class JobSetup:
 
     seed        : np.uint64, with the game index fixes every game
     names       : the two bots' display names
-    bots        : :class:`fastbg.sim.game_kernels.Bots`, the kernels' bot tables
+    bots        : :class:`fastbg.sim.game_tables.Bots`, the kernels' bot tables
                   (policy codes, pubeval and gnubg tables, plug-in scorers)
-    cubes       : :class:`fastbg.sim.game_kernels.Cubes` (rules vector, strategies,
+    cubes       : :class:`fastbg.sim.game_tables.Cubes` (rules vector, strategies,
                   efficiencies, match equity tables, probability plug-ins)
     evaluators  : per side, the EvaluatorBot's Python function or None
     nets        : per side, the GnubgNet a gnubg bot plays with, or None
@@ -45,7 +45,7 @@ class JobSetup:
                   function giving the cube's probabilities of a batch of boards, or the
                   engine's :class:`~fastbg.sim.engines.EngineCube` (None for "never" /
                   "race"), else None
-    gcfg        : int64 game settings vector (``game_kernels.G_*``)
+    gcfg        : int64 game settings vector (``game_tables.G_*``)
     start_board : int8[26], the first position (the start when none was given)
     rot         : int64 (r, 36) quasi-random dice permutations, r = 0 when off
     n_threads   : threads the kernels run on
