@@ -43,6 +43,10 @@ from fastbg.cube.rules import MoneyRules, MatchRules
 from fastbg.cube.cube_game import CubeGame, IllegalCubeAction
 from fastbg.cube.match import Match, Session
 from fastbg.journal import JournalError
+from fastbg import benchmarks
+from fastbg.benchmarks.making import make_benchmark, MadeBenchmark
+from fastbg.benchmarks.scoring import (score_benchmark, compare_bots, BenchmarkScore,
+                                       BenchmarkComparison)
 
 
 __all__ = [
@@ -64,4 +68,6 @@ __all__ = [
     "rollout_many", "ManyRollouts", "read_positions",
     "analyse", "Analysis", "MoveAnalysis", "CubeAnalysis", "PlayerAnalysis",
     "EngineError", "bgsage_bot", "gnubg_app_bot",
+    "benchmarks", "make_benchmark", "MadeBenchmark", "score_benchmark", "compare_bots",
+    "BenchmarkScore", "BenchmarkComparison",
 ]

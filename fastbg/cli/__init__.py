@@ -2,7 +2,8 @@
 
 The commands live by group: :mod:`fastbg.cli.about` (demo, selfcheck, info),
 :mod:`fastbg.cli.games` (play, tournament), :mod:`fastbg.cli.rollouts` (rollout) and
-:mod:`fastbg.cli.analysis` (moves, hint, eval, analyse); :mod:`fastbg.cli.common` holds
+:mod:`fastbg.cli.analysis` (moves, hint, eval, analyse), :mod:`fastbg.cli.benchmarks`
+(benchmark make, benchmark score); :mod:`fastbg.cli.common` holds
 what they share. Every failure a user can cause ends in one line on stderr, never a
 traceback: a bad argument (status 2, click's usage error), a job that cannot run (status 1),
 a missing optional part (status 2, with the pip command that brings it) and Ctrl-C
@@ -47,11 +48,11 @@ def main():
 
 
 def _register():
-    from fastbg.cli import about, analysis, games, rollouts
+    from fastbg.cli import about, analysis, benchmarks, games, rollouts
     for command in (about.demo_command, games.play_command, games.tournament_command,
                     rollouts.rollout_command, analysis.moves_command, analysis.hint_command,
                     analysis.eval_command, analysis.analyse_command, about.info_command,
-                    about.selfcheck_command):
+                    benchmarks.benchmark_group, about.selfcheck_command):
         main.add_command(command)
 
 
