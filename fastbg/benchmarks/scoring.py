@@ -191,11 +191,14 @@ class BenchmarkScore(Results):
 
 
 def _nan_back(d):
-    """A saved score's None figures back to NaN."""
+    """A saved score's None figures (JSON has no NaN) back to NaN, by class too."""
     for k in ("error_rate", "best_found", "not_listed", "mean_abs_equity_error"):
-        if d.get(k) is None:
+        if k in d and d[k] is None:
             d[k] = math.nan
-    d["ci95"] = [math.nan if v is None else v for v in d.get("ci95", [None, None])]
+    if "ci95" in d:
+        d["ci95"] = [math.nan if v is None else v for v in d["ci95"]]
+    for c in d.get("by_class", {}).values():
+        _nan_back(c)
     return d
 
 
