@@ -23,8 +23,8 @@ ROOT = os.path.dirname(HERE)
 OUT = os.path.join(ROOT, "fastbg", "data", "benchmarks", "fastbg-2026.jsonl.gz")
 JOURNAL = os.path.join(ROOT, "benchmarks", "fastbg-2026.journal")
 SETTINGS = dict(game_bots=("gnubg", "gnubg"), seed=2026, skip_plies=2, candidates=5,
-                within=0.16, filter_ply=0, trials=216, bot="gnubg", truncate=10,
-                variance_reduction=True, evaluator="gnubg", chunk_size=72)
+                within=0.16, filter_ply=0, trials=1296, bot="gnubg", truncate=10,
+                variance_reduction=True, evaluator="gnubg", chunk_size=216)
 
 
 def main(argv=None):

@@ -408,6 +408,9 @@ def _write_atomically(path, text):
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        umask = os.umask(0)         # mkstemp makes the file private; give it the usual mode
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

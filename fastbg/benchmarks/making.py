@@ -226,9 +226,9 @@ def _summary_by_class(records):
 
 
 def make_benchmark(out, decisions=300, *, mix=None, game_bots=("gnubg", "gnubg"), seed=0,
-                   skip_plies=2, candidates=5, within=0.16, filter_ply=0, trials=144,
+                   skip_plies=2, candidates=5, within=0.16, filter_ply=0, trials=1296,
                    bot=None, truncate=10, variance_reduction=True, evaluator=None,
-                   chunk_size=72, late=None, threads=None, backend="local", resume=False,
+                   chunk_size=216, late=None, threads=None, backend="local", resume=False,
                    progress=False, save_every=20, journal=None, positions=None):
     """Make a benchmark set: a decisions file ``out`` (JSON Lines, docs/benchmarks.md) of
     ``decisions`` move decisions from games of ``game_bots``, each with its best

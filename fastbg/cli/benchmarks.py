@@ -18,7 +18,7 @@ def benchmark_group():
     Examples:
       fastbg benchmark score --bots random,pubeval,gnubg
       fastbg benchmark score contact.bm --bots gnubg,gnubg-1ply --json scores.json
-      fastbg benchmark make my-set.jsonl --decisions 300 --trials 216
+      fastbg benchmark make my-set.jsonl --decisions 300 --trials 216 --chunk 72
     """
 
 
@@ -100,7 +100,7 @@ def score_command(path, bots, seed, threads, json_path, plot_path, progress):
               help="Leave out the first plies of every game (the openings).")
 @click.option("--bot", default=None,
               help="The bot of the rollouts [default: gnubg when installed, else pubeval].")
-@click.option("--trials", default=216, show_default=True, type=click.IntRange(1),
+@click.option("--trials", default=1296, show_default=True, type=click.IntRange(1),
               help="Trials per candidate.")
 @click.option("--truncate", default=10, show_default=True, type=click.IntRange(0),
               help="Stop trials after this many plies and score them with the evaluator "
@@ -110,7 +110,7 @@ def score_command(path, bots, seed, threads, json_path, plot_path, progress):
 @click.option("--evaluator", default=None, type=click.Choice(["race", "gnubg"]),
               help="Probabilities for truncation and variance reduction [default: gnubg "
                    "with a gnubg bot].")
-@click.option("--chunk", "chunk_size", default=72, show_default=True, type=click.IntRange(1),
+@click.option("--chunk", "chunk_size", default=216, show_default=True, type=click.IntRange(1),
               help="Trials per chunk of each rollout.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**63 - 1))
 @click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
