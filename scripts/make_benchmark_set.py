@@ -15,12 +15,21 @@ Ctrl-C or a crash, in this session or a later one, with the same figures.
         --journal /tmp/small.journal                      # a small set elsewhere
 """
 import argparse
+import json
 import os
+import platform
+import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(ROOT, "fastbg", "data", "benchmarks", "fastbg-2026.jsonl.gz")
+PROVENANCE = os.path.join(ROOT, "fastbg", "data", "benchmarks", "fastbg-2026.json")
+COMMAND = "python3 scripts/make_benchmark_set.py"
+LICENCE = ("Rolled out by fastbg's gnubg bot (GNU Backgammon's neural networks as fastbg "
+           "evaluates them, 0-ply). The results are data, not GNU Backgammon's program, and "
+           "ship under fastbg's MIT licence with this provenance.")
 JOURNAL = os.path.join(ROOT, "benchmarks", "fastbg-2026.journal")
 SETTINGS = dict(game_bots=("gnubg", "gnubg"), seed=2026, skip_plies=2, candidates=5,
                 within=0.16, filter_ply=0, trials=1296, bot="gnubg", truncate=10,
@@ -39,15 +48,63 @@ def main(argv=None):
     p.add_argument("--ray", action="store_true", help="play the rollouts on a Ray cluster")
     p.add_argument("--fresh", action="store_true",
                    help="start again (refused while the journal exists: delete it first)")
+    p.add_argument("--provenance", default=None,
+                   help="write the provenance file here (default: beside the shipped set, "
+                        "when --out is the shipped set)")
     args = p.parse_args(argv)
     import fastbg
     resume = os.path.exists(args.journal) and not args.fresh
+    before = _decisions_in(args.journal) if resume else 0
+    t0, started = time.perf_counter(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     made = fastbg.make_benchmark(
         args.out, decisions=None, journal=args.journal, resume=resume, progress=True,
         mix={k: args.per_class for k in ("contact", "crashed", "race")},
         backend="ray" if args.ray else "local", **SETTINGS)
     print(made.table())
+    where = args.provenance or (PROVENANCE if os.path.abspath(args.out) == OUT else None)
+    if where:
+        session = {"started": started, "seconds": round(time.perf_counter() - t0, 1),
+                   "decisions_before": before, "decisions_after": made.decisions,
+                   "cpu": cpu_model(), "cpus": os.cpu_count(), "ray": args.ray,
+                   "fastbg": fastbg.__version__}
+        write_provenance(where, made, session)
     return 3 if made.partial else 0
+
+
+def _decisions_in(journal):
+    """Decisions already rolled out in a journal (its lines after the header and plan)."""
+    with open(journal, encoding="utf-8") as f:
+        return max(0, sum(1 for _ in f) - 2)
+
+
+def cpu_model():
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def write_provenance(path, made, session):
+    """The set's provenance: what made it, with which settings and seeds, the command
+    that regenerates it, and every session that worked on it (appended)."""
+    old = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            old = json.load(f)
+    info = {"set": os.path.basename(made.path), "command": COMMAND, "licence": LICENCE,
+            "settings": made.settings, "games_harvested": made.games,
+            "decisions": made.decisions, "planned": made.planned, "complete": not made.partial,
+            "by_class": made.by_class, "journal": os.path.relpath(JOURNAL, ROOT),
+            "sessions": old.get("sessions", []) + [session]}
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(info, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -320,3 +320,27 @@ def test_bad_file_is_refused_with_its_line(tmp_path):
     path.write_text('{"position": "4HPwATDgc/ABMA", "dice": [3, 7], "candidates": []}\n')
     with pytest.raises(BenchmarkFileError, match="x.jsonl:1:"):
         fastbg.score_benchmark(path, "pubeval")
+
+
+# ------------------------------------------------------------------ the shipped set
+
+def test_shipped_set_reads_and_says_where_it_came_from():
+    from fastbg.benchmarks.scoring import shipped_set_path
+    path = shipped_set_path()
+    bset = read_benchmark(path)                 # every line checked: legal, distinct moves
+    with open(path.replace(".jsonl.gz", ".json"), encoding="utf-8") as f:
+        provenance = json.load(f)
+    assert provenance["decisions"] == len(bset.decisions) > 0
+    assert provenance["settings"]["trials"] == 1296 and provenance["sessions"]
+    assert "MIT" in provenance["licence"] and provenance["command"].startswith("python3 scripts/")
+    classes = [d.extra["class"] for d in bset.decisions]
+    counts = {k: classes.count(k) for k in ("contact", "crashed", "race")}
+    assert max(counts.values()) - min(counts.values()) <= 1      # interleaved: a cut keeps the mix
+    for d in bset.decisions:
+        assert d.extra["trials"] == 1296 and len(d.candidates) >= 2
+        assert d.extra["diff_se"][0] == 0.0 and all(s >= 0 for s in d.extra["diff_se"])
+    # the command scores on it when no file is named
+    from click.testing import CliRunner
+    from fastbg.cli import main
+    r = CliRunner().invoke(main, ["benchmark", "score", "--bots", "pubeval", "--no-progress"])
+    assert r.exit_code == 0 and "fastbg-2026.jsonl.gz" in r.output, r.output

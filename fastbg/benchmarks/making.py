@@ -229,7 +229,8 @@ def make_benchmark(out, decisions=300, *, mix=None, game_bots=("gnubg", "gnubg")
                    skip_plies=2, candidates=5, within=0.16, filter_ply=0, trials=1296,
                    bot=None, truncate=10, variance_reduction=True, evaluator=None,
                    chunk_size=216, late=None, threads=None, backend="local", resume=False,
-                   progress=False, save_every=20, journal=None, positions=None):
+                   progress=False, save_every=20, journal=None, positions=None,
+                   target_se=None):
     """Make a benchmark set: a decisions file ``out`` (JSON Lines, docs/benchmarks.md) of
     ``decisions`` move decisions from games of ``game_bots``, each with its best
     ``candidates`` moves within ``within`` (at ``filter_ply``) rolled out on common dice.
@@ -245,6 +246,8 @@ def make_benchmark(out, decisions=300, *, mix=None, game_bots=("gnubg", "gnubg")
                  ``backend`` ("local", "ray" or a RayCluster) as :func:`fastbg.rollout_moves`.
     journal    : the journal's path (default ``out + ".journal"``); ``resume=True``
                  continues it (the same settings).
+    target_se  : stop each decision's rollout once every candidate's standard error is at
+                 most this (checked between chunks; ``trials`` is then the most).
     positions  : instead of harvesting games, these decisions: a list of (position, dice)
                  (a board, Position ID or XGID; two dice), each rolled out with its
                  candidates picked as above (``decisions``, ``mix`` and ``game_bots``
@@ -283,6 +286,8 @@ def make_benchmark(out, decisions=300, *, mix=None, game_bots=("gnubg", "gnubg")
                 "evaluator": None if evaluator is None else _label(evaluator),
                 "chunk_size": chunk_size, "late": None if late is None else
                 [late[0], _label(late[1])]}
+    if target_se is not None:
+        settings["target_se"] = float(target_se)
     if given is not None:           # the decisions themselves are the set's definition
         settings["positions"] = [[d["position"], d["dice"]] for d in given]
         settings.pop("counts")
@@ -313,7 +318,7 @@ def make_benchmark(out, decisions=300, *, mix=None, game_bots=("gnubg", "gnubg")
         try:
             for i in range(len(done), len(plan)):
                 rec = _roll_out(plan[i], i, seed, trials, bot, truncate, variance_reduction,
-                                evaluator, chunk_size, late, threads, backend)
+                                evaluator, chunk_size, late, threads, backend, target_se)
                 if rec is None:
                     partial = True
                     break
@@ -380,14 +385,15 @@ def decision_seed(seed, i):
 
 
 def _roll_out(d, i, seed, trials, bot, truncate, vr, evaluator, chunk_size, late, threads,
-              backend):
+              backend, target_se=None):
     """The journal record of decision ``d`` rolled out, or None when interrupted."""
     from fastbg.position.ids import board_from_position_id
     moves = [board_from_position_id(p) for p in d["candidates"]]
     r = rollout_moves(d["position"], tuple(d["dice"]), moves=moves, trials=trials, bot=bot,
                       seed=decision_seed(seed, i), truncate=truncate,
                       variance_reduction=vr, evaluator=evaluator, chunk_size=chunk_size,
-                      late=late, threads=threads, backend=backend)
+                      late=late, threads=threads, backend=backend,
+                      **({} if target_se is None else {"target_se": target_se}))
     if r.partial:
         return None
     rows = {position_id_checked(np.asarray(row.board, np.int8)): row for row in r.rows}

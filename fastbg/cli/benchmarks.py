@@ -112,6 +112,9 @@ def score_command(path, bots, seed, threads, json_path, plot_path, progress):
                    "with a gnubg bot].")
 @click.option("--chunk", "chunk_size", default=216, show_default=True, type=click.IntRange(1),
               help="Trials per chunk of each rollout.")
+@click.option("--target-se", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Stop each decision once every candidate's standard error is at most "
+                   "this, checked between chunks (--trials is then the most).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**63 - 1))
 @click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
 @click.option("--journal", "journal_path", default=None, type=click.Path(dir_okay=False),
@@ -120,8 +123,8 @@ def score_command(path, bots, seed, threads, json_path, plot_path, progress):
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
 @ray_option
 def make_command(out, decisions, mix, game_bots, candidates, within, filter_ply, skip_plies,
-                 bot, trials, truncate, variance_reduction, evaluator, chunk_size, seed,
-                 threads, journal_path, resume, progress, ray_address):
+                 bot, trials, truncate, variance_reduction, evaluator, chunk_size, target_se,
+                 seed, threads, journal_path, resume, progress, ray_address):
     """Make a benchmark set OUT (JSON Lines): decisions from games of --game-bots, each
     one's best --candidates moves rolled out on common dice.
 
@@ -159,7 +162,7 @@ def make_command(out, decisions, mix, game_bots, candidates, within, filter_ply,
             truncate=truncate or None, variance_reduction=variance_reduction,
             evaluator=evaluator, chunk_size=chunk_size, threads=threads,
             backend=backend(ray_address), resume=resume, progress=progress,
-            journal=journal_path)
+            journal=journal_path, target_se=target_se)
     except KeyboardInterrupt:
         interrupted(0, decisions, "decisions", journal_path or f"{out}.journal",
                     "run it again with --resume")
