@@ -67,6 +67,9 @@ CHECKS = (
     Check(("hint", START, "3-1"), "gnubg"),
     Check(("eval", START), "gnubg"),
     Check(("analyse", "{tmp}/mat/pubeval-vs-greedy-00001.mat"), "gnubg"),
+    Check(("benchmark", "--help")),
+    Check(("benchmark", "score", "--help")),
+    Check(("benchmark", "make", "--help")),
 )
 
 
