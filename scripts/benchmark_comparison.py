@@ -16,27 +16,17 @@ the docs' table as Markdown (--markdown).
 import argparse
 import json
 import os
-import platform
-import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bench.harness import cpu_model  # noqa: E402  (the repository's bench/, beside scripts/)
 
 # bot -> games against pubeval (duplicate: half as many deals); fewer for the slow ones
 BOTS = {"random": 20000, "greedy": 20000, "pubeval": 0, "gnubg": 40000,
         "gnubg-1ply": 4000, "gnubg-1ply-prune": 4000, "gnubg-2ply-prune": 1000,
         "gnubg-nn": 2000, "bgsage": 4000, "gnubg-app": 1000}
 QUICK_GAMES = 100
-
-
-def cpu_model():
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def kendall_tau(xs, ys):

@@ -17,8 +17,6 @@ Ctrl-C or a crash, in this session or a later one, with the same figures.
 import argparse
 import json
 import os
-import platform
-import subprocess
 import sys
 import time
 
@@ -31,6 +29,8 @@ LICENCE = ("Rolled out by fastbg's gnubg bot (GNU Backgammon's neural networks a
            "evaluates them, 0-ply). The results are data, not GNU Backgammon's program, and "
            "ship under fastbg's MIT licence with this provenance.")
 JOURNAL = os.path.join(ROOT, "benchmarks", "fastbg-2026.journal")
+sys.path.insert(0, ROOT)
+from bench.harness import cpu_model  # noqa: E402  (the repository's bench/, beside scripts/)
 SETTINGS = dict(game_bots=("gnubg", "gnubg"), seed=2026, skip_plies=2, candidates=5,
                 within=0.16, filter_ply=0, trials=1296, bot="gnubg", truncate=10,
                 variance_reduction=True, evaluator="gnubg", chunk_size=216)
@@ -75,17 +75,6 @@ def _decisions_in(journal):
     """Decisions already rolled out in a journal (its lines after the header and plan)."""
     with open(journal, encoding="utf-8") as f:
         return max(0, sum(1 for _ in f) - 2)
-
-
-def cpu_model():
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def write_provenance(path, made, session):

@@ -1,6 +1,5 @@
 """The picture of a benchmark comparison: error rates with their 95% intervals."""
-from fastbg.jobs.plots import PngPicture, _pyplot_free_figure
-import io
+from fastbg.jobs.plots import _pyplot_free_figure, figure_png
 
 
 def plot_error_rates(comparison, path=None):
@@ -16,14 +15,9 @@ def plot_error_rates(comparison, path=None):
     err = [[s.error_rate - s.ci95[0] for s in scores], [s.ci95[1] - s.error_rate for s in scores]]
     ax.barh(y, rates, xerr=err, color="#4c72b0", capsize=3)
     ax.set_yticks(y, [s.bot for s in scores])
-    for yi, r in zip(y, rates):
-        ax.text(r, yi, f" {r:.1f}", va="center", ha="left", fontsize=8)
+    for yi, s in zip(y, scores):        # the figure past the interval's end, clear of it
+        ax.text(s.ci95[1] if s.ci95[1] == s.ci95[1] else s.error_rate, yi,
+                f"  {s.error_rate:.1f}", va="center", ha="left", fontsize=8)
     ax.set_xlabel("error rate (mEMG per decision, 95% interval); lower is better")
     ax.set_title(f"benchmark {comparison.source}", fontsize=10)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100)
-    picture = PngPicture(buffer.getvalue())
-    if path is not None:
-        picture.save(path)
-    return picture
+    return figure_png(fig, path)

@@ -184,9 +184,12 @@ class BenchmarkScore(Results):
 
     @classmethod
     def load(cls, path):
-        with open(os.fspath(path), encoding="utf-8") as f:
-            data = json.load(f)
-        data.pop("decisions_per_second", None)
+        return cls.from_dict(read_json(path))
+
+    @classmethod
+    def from_dict(cls, data):
+        """The score of :meth:`to_dict`'s data (None figures back to NaN)."""
+        data = {k: v for k, v in data.items() if k != "decisions_per_second"}
         return cls(**_nan_back(data))
 
 
@@ -200,6 +203,11 @@ def _nan_back(d):
     for c in d.get("by_class", {}).values():
         _nan_back(c)
     return d
+
+
+def read_json(path):
+    with open(os.fspath(path), encoding="utf-8") as f:
+        return json.load(f)
 
 
 def write_json(path, data):
@@ -342,13 +350,9 @@ class BenchmarkComparison(Results):
 
     @classmethod
     def load(cls, path):
-        with open(os.fspath(path), encoding="utf-8") as f:
-            data = json.load(f)
-        scores = []
-        for s in data["scores"]:
-            s.pop("decisions_per_second", None)
-            scores.append(BenchmarkScore(**_nan_back(s)))
-        return cls(source=data["source"], scores=scores)
+        data = read_json(path)
+        return cls(source=data["source"],
+                   scores=[BenchmarkScore.from_dict(s) for s in data["scores"]])
 
     def plot(self, path=None):
         """Error rates with their 95% intervals as a PNG bar chart (a

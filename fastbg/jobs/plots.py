@@ -74,9 +74,15 @@ def plot_matrix(m, names, match, partial, caption, path=None):
     fig.colorbar(im, ax=ax, label=label)
     title = "tournament" + (" (partial)" if partial else "")
     ax.set_title(f"{title}\n{caption}", fontsize=8)
+    return figure_png(fig, path, dpi=120)
+
+
+def figure_png(fig, path=None, dpi=100):
+    """A finished matplotlib figure as a :class:`PngPicture`, also written to ``path``
+    unless it is None."""
     fig.tight_layout()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=120)
+    fig.savefig(buffer, format="png", dpi=dpi)
     picture = PngPicture(buffer.getvalue())
     if path is not None:
         picture.save(path)
