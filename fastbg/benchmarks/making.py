@@ -7,8 +7,9 @@
    set would share), forced ones (fewer than two legal results) and trivial ones (only
    one move within ``within`` of the best at the filter's ply). Decisions are kept by
    class (contact, crashed, race, bear-off; :mod:`fastbg.benchmarks.classes`) up to the
-   counts asked for, drawn at random from all the games' eligible decisions (so no game
-   gives many), one per position and roll.
+   counts asked for, drawn at random from all the games' eligible decisions, at most one
+   of each class from a game (decisions of one game are alike) and one per position and
+   roll.
 2. **Candidates.** The best ``candidates`` moves within ``within`` of the best, ranked by
    :func:`fastbg.hint_batch` at ``filter_ply`` (GNU Backgammon's filter idea: what a
    strong player would consider).
@@ -88,7 +89,7 @@ def _play_round(bots, seed, game0, n, skip_plies, threads):
         side[g] = first
         dice[g] = (a, b) if first == 0 else (b, a)
     live = np.arange(n)
-    kept_boards, kept_dice = [], []
+    kept_boards, kept_dice, kept_games = [], [], []
     while live.size:
         for g in live[ply[live] > 0]:
             dice[g] = _dice.roll(np.uint64(seed), game0 + g, ply[g])
@@ -98,6 +99,7 @@ def _play_round(bots, seed, game0, n, skip_plies, threads):
         keep = (ply[live] >= skip_plies) & (counts >= 2)
         kept_boards.append(boards[live[keep]].copy())
         kept_dice.append(dice[live[keep]].copy())
+        kept_games.append(game0 + live[keep])
         chosen = np.zeros((live.size, 26), np.int8)
         for s in (0, 1):
             rows = np.flatnonzero(side[live] == s)
@@ -112,7 +114,7 @@ def _play_round(bots, seed, game0, n, skip_plies, threads):
         side[live] = 1 - side[live]
         ply[live] += 1
         live = live[~over]
-    return np.concatenate(kept_boards), np.concatenate(kept_dice)
+    return np.concatenate(kept_boards), np.concatenate(kept_dice), np.concatenate(kept_games)
 
 
 def _plausible(boards, dice, n_cands, within, ply, threads):
@@ -137,21 +139,24 @@ def harvest(counts, bots, seed, *, skip_plies=2, candidates=5, within=0.16, filt
     "candidates" (Position IDs)}, classes interleaved; and the games played."""
     rng = np.random.default_rng(seed)
     pools = {k: [] for k in counts}
-    seen = set()
+    seen = set()        # (position, dice) already in the set
+    used = set()        # (game, class): one decision of each class per game
     games = 0
     for round_ in range(MAX_ROUNDS):
         if all(len(pools[k]) >= counts[k] for k in counts):
             break
-        b, d = _play_round(bots, seed, games, GAMES_PER_ROUND, skip_plies, threads)
+        b, d, g = _play_round(bots, seed, games, GAMES_PER_ROUND, skip_plies, threads)
         games += GAMES_PER_ROUND
         names = [_NAME[int(c)] for c in class_codes(np.ascontiguousarray(b))]
         # rank only what could still be needed: twice each class's shortfall (some
         # turn out trivial), in random order
         short = {k: 2 * (counts[k] - len(pools[k])) for k in counts}
-        picked = []
+        picked, taken = [], set()
         for i in rng.permutation(len(names)):
-            if short.get(names[i], 0) > 0:
+            slot = (int(g[i]), names[i])
+            if short.get(names[i], 0) > 0 and slot not in used and slot not in taken:
                 picked.append(i)
+                taken.add(slot)
                 short[names[i]] -= 1
         if not picked:
             continue
@@ -161,12 +166,15 @@ def harvest(counts, bots, seed, *, skip_plies=2, candidates=5, within=0.16, filt
         for i, c in zip(picked, cands):
             cls = names[i]
             key = (position_id_checked(b[i]), int(d[i, 0]), int(d[i, 1]))
-            if c is None or key in seen or len(pools[cls]) >= counts[cls]:
+            if (c is None or key in seen or (int(g[i]), cls) in used
+                    or len(pools[cls]) >= counts[cls]):
                 continue
             seen.add(key)
+            used.add((int(g[i]), cls))
             pools[cls].append({"position": key[0], "dice": [key[1], key[2]], "class": cls,
                                "candidates": [position_id_checked(x) for x in c]})
         if bar is not None:
+            bar.update(1)
             bar.set_postfix_str(" ".join(f"{k} {len(v)}/{counts[k]}" for k, v in pools.items()))
     out = []
     for i in range(max(counts.values())):
