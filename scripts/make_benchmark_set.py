@@ -65,7 +65,7 @@ def main(argv=None):
     if where:
         session = {"started": started, "seconds": round(time.perf_counter() - t0, 1),
                    "decisions_before": before, "decisions_after": made.decisions,
-                   "cpu": cpu_model(), "cpus": os.cpu_count(), "ray": args.ray,
+                   "cpu": cpu_model(), **cpu_family(), "cpus": os.cpu_count(), "ray": args.ray,
                    "fastbg": fastbg.__version__}
         write_provenance(where, made, session)
     return 3 if made.partial else 0
@@ -75,6 +75,24 @@ def _decisions_in(journal):
     """Decisions already rolled out in a journal (its lines after the header and plan)."""
     with open(journal, encoding="utf-8") as f:
         return max(0, sum(1 for _ in f) - 2)
+
+
+def cpu_family():
+    """{"cpu_family", "cpu_model_number"} from /proc/cpuinfo (the model name alone, e.g.
+    "AMD EPYC", does not tell Zen generations apart); empty where unknown."""
+    out = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "cpu family" and "cpu_family" not in out:
+                    out["cpu_family"] = int(value)
+                elif key == "model" and "cpu_model_number" not in out:
+                    out["cpu_model_number"] = int(value)
+    except (OSError, ValueError):
+        pass
+    return out
 
 
 def write_provenance(path, made, session):
