@@ -57,9 +57,9 @@ MAX_ROUNDS = 200            # then the classes still short are reported, not wai
 # ------------------------------------------------------------------ harvest
 
 def _class_counts(decisions, mix):
-    """{class: count} from a total and shares, or the counts as given."""
-    if isinstance(mix, dict) and all(isinstance(v, int) and not isinstance(v, bool)
-                                     for v in mix.values()) and decisions is None:
+    """{class: count}: the counts of ``mix`` as given when ``decisions`` is None, else
+    ``decisions`` shared among the classes in the proportions of ``mix``."""
+    if decisions is None:
         counts = dict(mix)
     else:
         total = check_int("decisions", decisions, 1)
@@ -71,7 +71,7 @@ def _class_counts(decisions, mix):
     for k, v in counts.items():
         if k not in CLASSES:
             raise ValueError(f"mix names classes {', '.join(CLASSES)}; got {k!r}")
-        if not isinstance(v, int) or v < 0:
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise ValueError(f"the count of class {k!r} must be an int >= 0, got {v!r}")
     return {k: v for k, v in counts.items() if v > 0}
 
