@@ -15,7 +15,7 @@ BASE = {"constants", "jit", "dice", "parallel", "validation", "progress", "journ
 LAYERS = {name: 0 for name in BASE}
 # The public API (fastbg/__init__.py) gathers the areas; the command line is built on it.
 LAYERS.update({"position": 1, "cube": 2, "evaluators": 3, "analysis": 4, "sim": 5, "files": 6,
-               "jobs": 7, "benchmarks": 8, "__init__": 9, "cli": 10, "__main__": 11})
+               "jobs": 7, "benchmarks": 8, "training": 8, "__init__": 9, "cli": 10, "__main__": 11})
 
 
 def _layer(module):

@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from fastbg.evaluators import bearoff as _bearoff
+from fastbg.evaluators import fastbg_weights as _fw
 from fastbg.evaluators import net_kernels as _k
 from fastbg.evaluators import prune_kernels as _pk
 from fastbg.evaluators.add_row_kernels import extended_weights
@@ -74,7 +75,8 @@ BINARY_MAGIC = np.float32(472.3782)
 _BINARY_HEADER = 6          # int32 inputs, hidden, outputs, trained; float32 two betas
 TEXT_HEAD = "GNU Backgammon "
 # The evaluation each weights format gets by default: its engine's.
-FORMAT_EVALUATION = {"gnubg-nn": "gnubg-nn", "gnubg": "gnubg", "gnubg-binary": "gnubg"}
+FORMAT_EVALUATION = {"gnubg-nn": "gnubg-nn", "gnubg": "gnubg", "gnubg-binary": "gnubg",
+                     "fastbg": "gnubg-nn"}
 
 
 class WeightsError(ValueError):
@@ -186,13 +188,17 @@ def _resolve_path(path):
 def load_weights(path=None):
     """Read a GNU Backgammon weights file (default: see :func:`default_weights_path`) into
     :class:`Weights`: gnubg-nn's text file, GNU Backgammon's own ``gnubg.weights`` or its
-    binary ``gnubg.wd``, told apart by their content. Raises FileNotFoundError with the
+    binary ``gnubg.wd``, or fastbg's own weights file (:mod:`fastbg.evaluators.fastbg_weights`,
+    the networks fastbg trains), told apart by their content. Raises FileNotFoundError with the
     install hint when there is none, :class:`WeightsError` (a ValueError naming the file)
     for a malformed one."""
     p = _resolve_path(path)
     data = p.read_bytes()
     order = _binary_order(data)
-    if order is not None:
+    if _fw.is_weights_file(data):
+        version, nets = _read_fastbg(p, data)
+        fmt = "fastbg"
+    elif order is not None:
         version, nets = _read_binary(p, data, order)
         fmt = "gnubg-binary"
     else:
@@ -201,6 +207,23 @@ def load_weights(path=None):
     prune = [(n[0][len("prune "):],) + n[1:] for n in nets if n[0].startswith("prune ")]
     return Weights(str(p), version, _assemble(p, main, _k.EVALUATIONS[FORMAT_EVALUATION[fmt]]),
                    fmt, _assemble_prune(p, prune))
+
+
+def _read_fastbg(p, data):
+    """(version, nets) of fastbg's own weights file, the nets as :func:`_read_text` lists them."""
+    try:
+        version, _meta, found = _fw.read_weights(data, str(p))
+    except ValueError as exc:
+        raise WeightsError(str(exc)) from exc
+    nets = []
+    for kind, (ifunc, w1, b1, w2, b2, beta) in found.items():
+        n_in, n_hid = w1.shape
+        where = f"{p}: net {kind!r}"
+        _check_dims(where, n_in, n_hid, w2.shape[0], 0, float(beta[0]), float(beta[1]))
+        vals = np.concatenate([w1.ravel(), w2.ravel(), b1.ravel(), b2.ravel()])
+        nets.append((kind, ifunc, n_in, n_hid, w2.shape[0], float(beta[0]), float(beta[1]),
+                     vals, where))
+    return version, nets
 
 
 def _binary_order(data):
@@ -688,7 +711,7 @@ def gnubg_net(path=None, threads=None, evaluation=None):
     binary ``gnubg.wd``), or a folder holding ``gnubg.weights`` or ``gnubg.wd``; default
     :func:`default_weights_path`. Raises FileNotFoundError saying how to get them when
     there are none, :class:`WeightsError` (a ValueError) for a damaged file. Nets read
-    from the same file are shared between calls.
+    from the same file are shared between calls (read again once the file changes).
 
     ``evaluation``: the code around the networks (docs/engine.md section 6).
     ``"gnubg-nn"``: gnubg-nn's, equal to ``gnubg_nn.probabilities``; ``"gnubg"``: GNU
@@ -704,7 +727,9 @@ def gnubg_net(path=None, threads=None, evaluation=None):
     """
     check_evaluation(evaluation)
     p = str(_resolve_path(path).resolve())
-    w = _DEFAULT.get(p)
+    st = os.stat(p)
+    key = (p, st.st_mtime_ns, st.st_size)       # a file rewritten (a net in training) is read again
+    w = _DEFAULT.get(key)
     if w is None:
-        w = _DEFAULT[p] = load_weights(p)
+        w = _DEFAULT[key] = load_weights(p)
     return GnubgNet(w, threads=threads, evaluation=evaluation)

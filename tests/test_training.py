@@ -1,0 +1,136 @@
+"""fastbg's own networks in training: the TD(0) kernels against their slow reference
+(tests/reference/td_ref.py), runs cut into chunks and resumed learning the same bits,
+the weights file read by every evaluator, and a short run that must learn to beat the
+untrained networks."""
+import numpy as np
+import pytest
+
+import fastbg
+from fastbg.evaluators import bearoff
+from fastbg.evaluators import net_kernels as K
+from fastbg.evaluators.nets import WeightsError, load_weights
+from fastbg.training import td_kernels as TD
+from fastbg.training.td import train_td
+from fastbg.training.weights import export_gnubg_text, load_net, new_net, save_weights
+from reference import td_ref
+
+BO = bearoff.tables()
+
+
+def _copy(net):
+    return net._replace(w1=net.w1.copy(), b1=net.b1.copy(), w2=net.w2.copy(),
+                        b2=net.b2.copy())
+
+
+def _assert_same(a, b, atol):
+    for name in ("w1", "b1", "w2", "b2"):
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=0, atol=atol,
+                                   err_msg=name)
+
+
+BOARDS = {
+    "contact": fastbg.START,
+    "crashed": fastbg.board_from_position_id("twAEAMZ2yIADAA"),
+    "race": fastbg.board_from_position_id("e7cBAIC33SQAAA"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BOARDS))
+def test_one_update_is_the_chain_rule(kind):
+    net = new_net(seed=5)
+    ref = _copy(net)
+    target = np.array([0.7, 0.2, 0.01, 0.1, 0.005], np.float32)
+    scr = K.scratch()
+    grad_h = np.zeros(net.w1.shape[2], np.float32)
+    k = TD.td_update(BOARDS[kind], target, 0.1, net, BO, scr, grad_h)
+    k_ref = td_ref.update(BOARDS[kind], target, 0.1, ref, BO)
+    assert k == k_ref == {"contact": K.NET_CONTACT, "crashed": K.NET_CRASHED,
+                          "race": K.NET_RACE}[kind]
+    assert not np.array_equal(net.w2, new_net(seed=5).w2)        # it did learn something
+    _assert_same(net, ref, 2e-6)
+
+
+def test_bear_off_positions_learn_nothing():
+    home = np.zeros(26, np.int8)
+    home[1:4] = 1
+    home[22:25] = -1
+    net = new_net(seed=5)
+    before = _copy(net)
+    k = TD.td_update(home, np.ones(5, np.float32), 0.1, net, BO, K.scratch(),
+                     np.zeros(128, np.float32))
+    assert k == -1
+    _assert_same(net, before, 0)
+
+
+def test_self_play_games_equal_the_reference_loop():
+    net = new_net(seed=2)
+    ref = _copy(net)
+    stats = np.zeros(TD.S_SIZE)
+    TD.td_games(3, 0, 2, 0.1, np.array(fastbg.START), net, BO, stats)
+    td_ref.play_and_learn(3, 2, 0.1, ref, BO)
+    assert stats[TD.S_GAMES] == 2 and stats[TD.S_PLIES] > 20
+    _assert_same(net, ref, 2e-5)
+
+
+def test_a_run_in_chunks_and_resumed_learns_the_same_bits(tmp_path):
+    whole, parts = tmp_path / "whole.npz", tmp_path / "parts.npz"
+    train_td(whole, 60, alpha=0.05, seed=9, chunk=60)
+    first = train_td(parts, 25, alpha=0.05, seed=9, chunk=10)
+    assert first.games == 25 and not first.partial
+    again = train_td(parts, 60, alpha=0.05, seed=9, chunk=7)       # another call resumes
+    assert again.games == 60 and again.played == 35
+    a, _, meta_a = load_net(whole)
+    b, _, meta_b = load_net(parts)
+    _assert_same(a, b, 0)
+    assert meta_a["games"] == meta_b["games"] == 60
+    assert [(s["games_from"], s["games_to"]) for s in meta_b["segments"]] == [(0, 25), (25, 60)]
+    with pytest.raises(ValueError, match="seed 9"):
+        train_td(parts, 80, seed=10)
+    with pytest.raises(ValueError, match="alpha"):
+        train_td(parts, 80, seed=9, alpha=0)
+
+
+def test_the_weights_file_runs_in_every_evaluator(tmp_path):
+    net = new_net(seed=4)
+    stats = np.zeros(TD.S_SIZE)
+    TD.td_games(1, 0, 20, 0.1, np.array(fastbg.START), net, BO, stats)   # not symmetric
+    path = tmp_path / "nets.npz"
+    save_weights(path, net, "test-1", {"note": "a test"})
+    back, version, meta = load_net(path)
+    _assert_same(back, net, 0)
+    assert version == "test-1" and meta == {"note": "a test"}
+    # the kernels' batch path (the file's weights with their product rows) gives what the
+    # training networks give on the plain path
+    boards = np.stack([fastbg.START, BOARDS["crashed"], BOARDS["race"]] +
+                      [fastbg.legal_moves(fastbg.START, (6, 5))[0]])
+    expect = np.zeros((len(boards), 5))
+    K.evaluate_rows_plain(boards, 0, len(boards), False, net, BO, K.scratch(), expect,
+                          np.zeros(len(boards), np.int8))
+    evaluator = fastbg.gnubg_net(path)
+    assert evaluator.weights.format == "fastbg" and evaluator.evaluation == "gnubg-nn"
+    np.testing.assert_array_equal(evaluator.probabilities(boards), expect)
+    text = tmp_path / "nets.weights"
+    export_gnubg_text(text, net, "test-1")
+    np.testing.assert_array_equal(fastbg.gnubg_net(text).probabilities(boards), expect)
+
+
+def test_a_damaged_weights_file_is_refused(tmp_path):
+    path = tmp_path / "nets.npz"
+    save_weights(path, new_net(seed=1), "x")
+    data = path.read_bytes()
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(data[: len(data) // 2])
+    with pytest.raises(WeightsError):
+        load_weights(bad)
+
+
+def test_a_short_run_learns_to_beat_the_untrained_networks(tmp_path):
+    untrained = tmp_path / "untrained.npz"
+    save_weights(untrained, new_net(seed=0), "0")
+    trained = tmp_path / "trained.npz"
+    train_td(trained, 3000, alpha=0.1, seed=1, init_seed=0, chunk=1000)
+    bots = [fastbg.EvaluatorBot(fastbg.gnubg_net(p).scores_rows, name)
+            for p, name in ((trained, "trained"), (untrained, "untrained"))]
+    t = fastbg.tournament(bots, 400, seed=2)
+    ppg = t.pairs[0]["points_per_game"]
+    assert ppg > 0.3, t.table()
