@@ -30,6 +30,7 @@ from fastbg.jobs.decision_rollouts import (rollout_moves, rollout_cube, MoveRoll
                                            MoveRolloutRow, CubeRollout)
 from fastbg.jobs.position_files import rollout_many, ManyRollouts, read_positions
 from fastbg.evaluators.nets import gnubg_net, GnubgNet
+from fastbg.evaluators.own_nets import fastbg_net, default_net
 from fastbg.analysis.hints import hint, hint_batch, Hint, Candidate
 from fastbg.analysis.cube_actions import cube_decision, cube_decisions, CubeDecision
 from fastbg.files.mat import write_mat, read_mat
@@ -62,7 +63,7 @@ __all__ = [
     "EvaluatorBot", "JanowskiCube", "cube", "met", "evaluators", "rollout", "RolloutResult",
     "tournament", "TournamentResults", "TournamentFileError", "pair_seed",
     "MoneyRules", "MatchRules", "CubeGame", "IllegalCubeAction", "Match", "Session",
-    "gnubg_net", "GnubgNet", "JournalError", "hint", "hint_batch", "Hint", "Candidate",
+    "gnubg_net", "GnubgNet", "fastbg_net", "default_net", "JournalError", "hint", "hint_batch", "Hint", "Candidate",
     "cube_decision", "cube_decisions", "CubeDecision",
     "rollout_moves", "rollout_cube", "MoveRollout", "MoveRolloutRow", "CubeRollout",
     "rollout_many", "ManyRollouts", "read_positions",

@@ -22,8 +22,8 @@ class Extra:
 
 EXTRAS = (
     Extra("cli", ("click", "tqdm"), "the fastbg command, progress bars"),
-    Extra("gnubg", ("gnubg_nn",), "GNU Backgammon's networks (GPL weights): the gnubg bots, "
-          "hint, eval, analyse, cube decisions in contact"),
+    Extra("gnubg", ("gnubg_nn",), "GNU Backgammon's networks (GPL weights): the gnubg bots; "
+          "the default engine where installed (else fastbg's own networks)"),
     Extra("gnubg-app", ("gnubg",), "GNU Backgammon itself as an opponent (gnubg-app bots)"),
     Extra("bgsage", ("bgsage",), "the bgsage bots (Open Sage)"),
     Extra("plot", ("matplotlib",), "tournament plots"),

@@ -23,8 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench.harness import cpu_model  # noqa: E402  (the repository's bench/, beside scripts/)
 
 # bot -> games against pubeval (duplicate: half as many deals); fewer for the slow ones
-BOTS = {"random": 20000, "greedy": 20000, "pubeval": 0, "gnubg": 40000,
-        "gnubg-1ply": 4000, "gnubg-1ply-prune": 4000, "gnubg-2ply-prune": 1000,
+BOTS = {"random": 20000, "greedy": 20000, "pubeval": 0, "fastbg": 20000, "fastbg-1ply": 2000,
+        "gnubg": 40000, "gnubg-1ply": 4000, "gnubg-1ply-prune": 4000, "gnubg-2ply-prune": 1000,
         "gnubg-nn": 2000, "bgsage": 4000, "gnubg-app": 1000}
 QUICK_GAMES = 100
 

@@ -134,7 +134,9 @@ def test_play_money_and_match_options(tmp_path):
               "--json", str(js))
     assert res.exit_code == 0, res.output
     assert "mean cube" in res.output
-    again = fastbg.play(400, ("pubeval", "greedy"), seed=3, cube=("race", "race"),
+    # the default cube: the default networks' for both players (gnubg's, else fastbg's)
+    from fastbg.sim.bots import strongest_bot
+    again = fastbg.play(400, ("pubeval", "greedy"), seed=3, cube=(strongest_bot(),) * 2,
                         rules=fastbg.MoneyRules(beavers=True, auto_doubles=True,
                                                 auto_double_limit=2, max_cube=None))
     assert json.loads(js.read_text())["points_per_game"] == again.summary()["points_per_game"]

@@ -482,10 +482,15 @@ def test_gnubg_nn_bot_still_available():
     assert res.bots == ("gnubg-nn", "random")
 
 
-def test_two_different_nets_refused(net, tmp_path):
+def test_two_different_nets_play_each_its_own_moves(net, tmp_path):
+    """A game kernel holds one set of networks: two sets ("fastbg" against "gnubg") play in
+    lock-step, each bot's candidates scored by its own networks, the same games as the
+    two nets as EvaluatorBots."""
     other = fastbg.gnubg_net(_tiny_weights(tmp_path / "tiny.weights"))
-    with pytest.raises(ValueError, match="one set of networks"):
-        fastbg.play(2, (net.bot(), other.bot()))
+    both = fastbg.play(20, (net.bot(), other.bot()), seed=3)
+    plugged = fastbg.play(20, (fastbg.EvaluatorBot(net.scores_rows, "a"),
+                               fastbg.EvaluatorBot(other.scores_rows, "b")), seed=3)
+    assert (both.points == plugged.points).all() and (both.plies == plugged.plies).all()
 
 
 @pytest.mark.slow

@@ -178,7 +178,8 @@ def test_play_ctrl_c_then_resume_is_bit_identical(tmp_path):
 
 def test_matches_ctrl_c_then_resume_is_bit_identical(tmp_path):
     args = ["play", "--bots", "pubeval,greedy", "--match", "5", "--games", "5000",
-            "--seed", "4", "--threads", "1", "--no-progress", "--out", "m.jsonl"]
+            "--cube", "race,race", "--seed", "4", "--threads", "1", "--no-progress",
+            "--out", "m.jsonl"]
     path = tmp_path / "m.jsonl"
     out, err, rc = _interrupt_after_first_chunk(_start(args, tmp_path), path)
     recs = _check_interrupted(out, err, rc, path, 10**9)
@@ -187,7 +188,7 @@ def test_matches_ctrl_c_then_resume_is_bit_identical(tmp_path):
                           + ["--resume", "--save", "m.npz"],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    want = fastbg.play_matches(5000, 5, ("pubeval", "greedy"), seed=4)
+    want = fastbg.play_matches(5000, 5, ("pubeval", "greedy"), seed=4, cube=("race", "race"))
     got = fastbg.MatchResults.load(tmp_path / "m.npz")
     for name in ("winner", "games", "score"):
         assert np.array_equal(getattr(got, name), getattr(want, name)), name

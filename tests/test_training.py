@@ -134,3 +134,59 @@ def test_a_short_run_learns_to_beat_the_untrained_networks(tmp_path):
     t = fastbg.tournament(bots, 400, seed=2)
     ppg = t.pairs[0]["points_per_game"]
     assert ppg > 0.3, t.table()
+
+
+# ------------------------------------------------------------------ the shipped networks
+
+def test_the_shipped_networks_are_fastbgs_own():
+    net = fastbg.fastbg_net()
+    assert net.name == "fastbg" and net.weights.format == "fastbg"
+    _, _, meta = load_net(net.weights.path)
+    assert meta["method"] == "td0-self-play" and meta["games"] > 0
+    p = net.probabilities(fastbg.START)
+    assert 0.4 < p[0] < 0.6 and np.all(np.diff(p[:3]) <= 0)
+
+
+def test_fastbg_bots_cube_and_evaluator_by_name():
+    from fastbg.sim.bots import nply_spec
+    from fastbg.sim.setup import resolve_cube
+    assert nply_spec("fastbg-1ply").nets == "fastbg" and nply_spec("gnubg-1ply").nets == "gnubg"
+    with pytest.raises(ValueError, match="pruning nets"):
+        fastbg.tournament(["fastbg-1ply-prune", "pubeval"], 2)
+    t = fastbg.tournament(["fastbg", "fastbg-1ply", "pubeval"], 20, seed=3)
+    assert [b for b in t.names] == ["fastbg", "fastbg-1ply", "pubeval"]
+    assert resolve_cube("fastbg").net is not None
+    res = fastbg.play(20, ("fastbg", "pubeval"), seed=1, rules=fastbg.MoneyRules(),
+                      cube=("fastbg", "race"))
+    assert res.n_games == 20
+    r = fastbg.rollout(fastbg.START, trials=36, bot="fastbg", truncate=4, evaluator="fastbg",
+                       seed=1)
+    assert r.trials == 36 and abs(r.equity) < 1
+
+
+def test_without_gnubgs_networks_fastbgs_are_the_default(monkeypatch):
+    from fastbg.evaluators import nets
+    from fastbg.sim.bots import strongest_bot
+    monkeypatch.setattr(nets, "default_weights_path", lambda: None)
+    assert strongest_bot() == "fastbg"
+    assert fastbg.default_net().name == "fastbg"
+    h = fastbg.hint(fastbg.START, (3, 1))
+    assert h[0].move == "8/5 6/5"            # every sane evaluator makes the 3-1 point
+    d = fastbg.cube_decision(fastbg.START)
+    assert d is not None
+
+
+def test_the_training_script_end_to_end(tmp_path, capsys):
+    import importlib.util
+    import pathlib
+    spec = importlib.util.spec_from_file_location(
+        "train_nets", pathlib.Path(__file__).parent.parent / "scripts" / "train_nets.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "g.npz"
+    assert script.main(["td", "1", "--out", str(out), "--games", "2000"]) == 0
+    _, _, meta = load_net(out)
+    assert meta["games"] == 2000
+    assert script.main(["judge", "1", "--nets", str(out), "--games", "100"]) == 0
+    printed = capsys.readouterr().out
+    assert "against pubeval" in printed and "contact" in printed

@@ -26,7 +26,7 @@ from fastbg.cube import formulas
 from fastbg.cube.rules import MatchRules, MoneyRules
 from fastbg.evaluators import bearoff_kernels as _bo
 from fastbg.evaluators import net_kernels as _nk
-from fastbg.evaluators.nets import gnubg_net
+from fastbg.evaluators.own_nets import default_net
 from fastbg.evaluators.search import check_ply
 from fastbg.position.board import pip_counts, validate
 from fastbg.position.ids import BOTTOM, ON_ROLL, OPPONENT, read_position
@@ -349,7 +349,7 @@ def _state(info, rules, score, cube, owner, crawford, met):
 
 
 def _probabilities(net, boards, ply):
-    net = gnubg_net() if net is None else net
+    net = default_net() if net is None else net
     if not callable(getattr(net, "probabilities", None)):
         raise TypeError(f"net must have a probabilities(boards, ply) method (a "
                         f"fastbg.GnubgNet), got {type(net).__name__}")
@@ -440,7 +440,7 @@ def cube_decision(position, rules=None, score=None, cube=None, owner=None, ply=0
     ply      : 0..3, the look-ahead of the cubeless probabilities (docs/engine.md
                section 1).
     net      : the evaluator, anything with ``probabilities(boards, ply)`` returning the
-               five probabilities of the player on roll; default ``fastbg.gnubg_net()``.
+               five probabilities of the player on roll; default ``fastbg.default_net()``.
     x        : cube efficiency 0..1; default GNU Backgammon's by position class
                (:func:`cube_efficiency`).
     crawford : match play: True if this is the Crawford game, which has no cube (a

@@ -29,7 +29,7 @@ from fastbg.constants import BOARD_SIZE
 from fastbg.cube import formulas
 from fastbg.cube.rules import MatchRules, MoneyRules
 from fastbg.cube.formulas import equity_of, swap_sides
-from fastbg.evaluators.nets import gnubg_net
+from fastbg.evaluators.own_nets import default_net
 from fastbg.evaluators.search import check_ply, mover_scores, nply_probabilities
 from fastbg.html_tables import html_block, html_table
 from fastbg.position.board import validate
@@ -160,7 +160,7 @@ class Hint(list):
 
 def _net(net):
     if net is None:
-        return gnubg_net()
+        return default_net()
     return net
 
 
@@ -174,7 +174,8 @@ def hint(position, dice=None, ply=0, filter="gnubg", net=None, threads=None, rul
     other presets "tiny", "narrow", "large", "huge"), a pair (n, t) or its text "NxT" (at
     most n candidates within t of the best, e.g. (2, 0.03)) or None (every candidate at
     ``ply``). prune: GNU Backgammon 1.x's pruning nets inside
-    the look-ahead. net: the evaluator (default ``fastbg.gnubg_net()``).
+    the look-ahead. net: the evaluator (default ``fastbg.default_net()``: GNU
+    Backgammon's networks where installed, else fastbg's own).
 
     Cubeful ranking (docs/engine.md section 3): with ``rules`` (``fastbg.MoneyRules()`` or
     ``fastbg.MatchRules(n)``), or an XGID of a match, each candidate's ``equity`` is the

@@ -233,7 +233,7 @@ def _summary_by_class(records):
     return out
 
 
-def make_benchmark(out, decisions=300, *, mix=None, game_bots=("gnubg", "gnubg"), seed=0,
+def make_benchmark(out, decisions=300, *, mix=None, game_bots=None, seed=0,
                    skip_plies=2, candidates=5, within=0.16, filter_ply=0, trials=1296,
                    bot=None, truncate=10, variance_reduction=True, evaluator=None,
                    chunk_size=216, late=None, threads=None, backend="local", resume=False,
@@ -242,7 +242,8 @@ def make_benchmark(out, decisions=300, *, mix=None, game_bots=("gnubg", "gnubg")
     """Make a benchmark set: a decisions file ``out`` (JSON Lines, docs/benchmarks.md) of
     ``decisions`` move decisions from games of ``game_bots``, each with its best
     ``candidates`` moves within ``within`` (at ``filter_ply``) rolled out on common dice.
-    Returns a :class:`MadeBenchmark`.
+    Returns a :class:`MadeBenchmark`. ``game_bots`` default: the strongest bot installed
+    against itself (:func:`fastbg.sim.bots.strongest_bot`: the gnubg bot, else fastbg's).
 
     mix        : class shares of the decisions ({"contact": 1, "crashed": 1, "race": 1}
                  by default; "bear-off" too), or with ``decisions=None`` the counts per class.
@@ -271,12 +272,12 @@ def make_benchmark(out, decisions=300, *, mix=None, game_bots=("gnubg", "gnubg")
     out = os.fspath(out)
     counts = _class_counts(decisions, DEFAULT_MIX if mix is None else mix)
     bot = strongest_bot() if bot is None else bot
+    game_bots = (strongest_bot(),) * 2 if game_bots is None else tuple(game_bots)
     if evaluator is None and (truncate is not None or variance_reduction):
         # the bot's own network scores truncated trials and the luck; a bot without one
-        # (pubeval on an install without GNU Backgammon's networks) plays them out whole
-        if bot_is_gnubg(bot):
-            evaluator = "gnubg"
-        else:
+        # (pubeval, say) plays them out whole
+        evaluator = bot_network(bot)
+        if evaluator is None:
             truncate, variance_reduction = None, False
     for name, v in (("trials", trials), ("candidates", candidates),
                     ("skip_plies", skip_plies), ("save_every", save_every)):
@@ -372,14 +373,19 @@ def _given(positions, n_cands, within, ply, threads):
             for i, near in enumerate(_plausible(b, d, n_cands, within, ply, threads))]
 
 
-def bot_is_gnubg(bot):
+def bot_network(bot):
+    """The evaluator of the networks a bot plays with, as rollouts take it: ``"gnubg"`` or
+    ``"fastbg"`` for a bot's name, the net itself for a net; None for a bot without one."""
     from fastbg.sim.bots import gnubg_net_of, nply_spec
-    if isinstance(bot, str) and nply_spec(bot) is not None:
-        return True
+    from fastbg.sim.setup import net_family
+    if isinstance(bot, str):
+        if nply_spec(bot) is not None or bot.strip().lower() in ("gnubg", "fastbg"):
+            return net_family(bot)
+        return None
     try:
-        return gnubg_net_of(bot) is not None
+        return gnubg_net_of(bot)
     except ImportError:
-        return False
+        return None
 
 
 def _label(x):

@@ -15,7 +15,7 @@ from fastbg.extras import EXTRAS, install_command, is_installed
 
 DEMO_BOTS = ("random", "greedy", "pubeval")    # the bots every install has
 DEMO_DICE = (3, 1)
-DEMO_HINT_MOVES = 5          # moves rolled out when hint can rank them
+DEMO_HINT_MOVES = 5          # the opening roll's best moves by hint, rolled out
 DEMO_PLOT = "fastbg-demo.png"
 NEXT_COMMANDS = (
     ("fastbg tournament --bots random,greedy,pubeval --games 100000 --plot t.png",
@@ -37,7 +37,7 @@ NEXT_COMMANDS = (
               help="Rollout trials of each candidate move.")
 @click.option("--bot", default=None,
               help="The rollout's bot [default: the strongest installed: gnubg with the "
-                   "gnubg extra, else pubeval].")
+                   "gnubg extra, else fastbg's own networks].")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1))
 @click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
 @click.option("--plot", "plot_path", default=DEMO_PLOT, show_default=True,
@@ -82,18 +82,14 @@ def demo_command(games, trials, bot, seed, threads, plot_path, json_path, progre
             click.echo(f"no plot: matplotlib is not installed ({install_command('plot')})")
 
     board = fastbg.START
-    # GNU Backgammon's networks pick the five best to roll out (hint); without them every
-    # legal move is rolled out (the pubeval bot is quick enough).
-    ranked = strongest_bot() == "gnubg"
-    n_moves = DEMO_HINT_MOVES if ranked else len(fastbg.legal_moves(board, DEMO_DICE))
-    which = (f"best {n_moves} candidate moves by hint" if ranked
-             else f"{n_moves} candidate moves")
-    click.echo(f"\n2/2  rollout: the opening {DEMO_DICE[0]}-{DEMO_DICE[1]}'s {which}, "
-               f"{trials:,} trials each, bot {bot}")
+    # The default networks (GNU Backgammon's, else fastbg's own) pick the five best moves
+    # to roll out (hint), and the strongest bot plays the trials.
+    n_moves = DEMO_HINT_MOVES
+    click.echo(f"\n2/2  rollout: the opening {DEMO_DICE[0]}-{DEMO_DICE[1]}'s best {n_moves} "
+               f"candidate moves by hint, {trials:,} trials each, bot {bot}")
     t0 = time.perf_counter()
-    roll = fastbg.rollout_moves(board, DEMO_DICE, moves=n_moves if ranked else None,
-                                trials=trials, bot=bot, seed=seed,
-                                threads=threads, progress=progress)
+    roll = fastbg.rollout_moves(board, DEMO_DICE, moves=n_moves, trials=trials, bot=bot,
+                                seed=seed, threads=threads, progress=progress)
     click.echo(roll.table())
     click.echo(f"({time.perf_counter() - t0:.1f} s)")
     click.echo(f"\ndemo done in {time.perf_counter() - t_all:.1f} s. Next, try:")
@@ -202,6 +198,7 @@ def info_record():
     from fastbg.evaluators import simd
     from fastbg.evaluators.bearoff import _cache_file
     from fastbg.evaluators.nets import default_weights_path
+    from fastbg.evaluators.own_nets import gnubg_installed, shipped_weights_path
     from fastbg.user_cache import cache_root, folder_size, kernel_cache_dir
     kernels = kernel_cache_dir()
     files, size = folder_size(kernels)
@@ -223,7 +220,10 @@ def info_record():
         "bearoff_tables": {"path": str(_cache_file()), "present": _cache_file().is_file()},
         "extras": {e.name: {"installed": is_installed(e.name), "gives": e.gives,
                             "install": install_command(e.name)} for e in EXTRAS},
-        "weights": {"gnubg": None if weights is None else str(weights)},
+        "weights": {"gnubg": None if weights is None else str(weights),
+                    "fastbg": shipped_weights_path() if os.path.isfile(shipped_weights_path())
+                    else None,
+                    "default": "gnubg" if gnubg_installed() else "fastbg"},
         "kernels": {"target_cpu": numba.config.CPU_NAME or llvm.get_host_cpu_name(),
                     "avx512": bool(llvm.get_host_cpu_features().get("avx512f", False)),
                     "network_hidden_layer": f"{simd.LANES}-lane float32 vectors",
@@ -267,6 +267,9 @@ def info_command(as_json, clear_cache):
                     f"network sigmoids by {k['sigmoid_table']}"
                     + ("; JIT DISABLED" if k["jit_disabled"] else "")),
         ("gnubg weights", rec["weights"]["gnubg"] or f"none ({install_command('gnubg')})"),
+        ("fastbg weights", rec["weights"]["fastbg"] or "missing (a damaged install)"),
+        ("default networks", f"{rec['weights']['default']} (hint, eval, cube decisions, "
+                             "analysis, rollouts and the default cube use them)"),
     ]
     width = max(len(a) for a, _ in rows)
     for a, b in rows:

@@ -139,7 +139,7 @@ def eval_command(position, ply, match_length, score_text, cube_value, owner, cra
                                      f"{match_length - 1}, got {score_text!r}",
                                      param_hint="--score")
     try:
-        net = fastbg.gnubg_net()
+        net = fastbg.default_net()
         probs = net.probabilities(board, ply=ply)
         try:
             dec = fastbg.cube_decision(position if info is not None else board, rules=rules,

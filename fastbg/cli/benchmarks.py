@@ -88,8 +88,9 @@ def score_command(path, bots, seed, threads, json_path, plot_path, progress):
               help="Classes in equal shares, comma separated (contact, crashed, race, "
                    "bear-off), or CLASS=COUNT pairs (contact=500,race=200: then "
                    "--decisions is ignored).")
-@click.option("--game-bots", default="gnubg,gnubg", show_default=True,
-              help="The two bots whose games give the positions.")
+@click.option("--game-bots", default=None,
+              help="The two bots whose games give the positions [default: the strongest "
+                   "installed against itself: gnubg,gnubg, else fastbg,fastbg].")
 @click.option("--candidates", default=5, show_default=True, type=click.IntRange(2),
               help="Candidates per decision: the best this many ...")
 @click.option("--within", default=0.16, show_default=True, type=click.FloatRange(0),
@@ -99,7 +100,7 @@ def score_command(path, bots, seed, threads, json_path, plot_path, progress):
 @click.option("--skip-plies", default=2, show_default=True, type=click.IntRange(0),
               help="Leave out the first plies of every game (the openings).")
 @click.option("--bot", default=None,
-              help="The bot of the rollouts [default: gnubg when installed, else pubeval].")
+              help="The bot of the rollouts [default: gnubg when installed, else fastbg].")
 @click.option("--trials", default=1296, show_default=True, type=click.IntRange(1),
               help="Trials per candidate.")
 @click.option("--truncate", default=10, show_default=True, type=click.IntRange(0),
@@ -151,7 +152,8 @@ def make_command(out, decisions, mix, game_bots, candidates, within, filter_ply,
     if bad:
         raise click.BadParameter(f"classes are {', '.join(CLASS_NAMES)}; got {bad[0]!r}",
                                  param_hint="--mix")
-    pair = [b.strip() for b in game_bots.split(",")]
+    from fastbg.sim.bots import strongest_bot
+    pair = [b.strip() for b in (game_bots or ",".join([strongest_bot()] * 2)).split(",")]
     if len(pair) != 2 or not all(pair):
         raise click.BadParameter("two bots, e.g. gnubg,pubeval", param_hint="--game-bots")
     try:

@@ -22,12 +22,14 @@ from fastbg.extras import MissingExtra
               help="First game (match) index, to play one shard of a larger run.")
 @click.option("--opening", type=click.Choice(["use", "reroll"]), default="use", show_default=True,
               help="First player plays the opening dice, or rolls afresh.")
-@rules_options(cube_default="race,race",
+@rules_options(cube_default=None,
                 cube_help="Cube strategies with --money/--match, comma-separated: never, race, "
-                          "gnubg (Janowski on GNU Backgammon's networks), gnubg-1ply, "
-                          "gnubg-2ply (on their n-ply probabilities), or an engine's own "
-                          "cube action: gnubg-app, gnubg-app-1ply, gnubg-app-2ply, bgsage, "
-                          "bgsage-2ply ... bgsage-4ply.")
+                          "fastbg or gnubg (Janowski on fastbg's or GNU Backgammon's "
+                          "networks), fastbg-1ply, gnubg-1ply, gnubg-2ply ... (on their n-ply "
+                          "probabilities), or an engine's own cube action: gnubg-app, "
+                          "gnubg-app-1ply, gnubg-app-2ply, bgsage, bgsage-2ply ... "
+                          "bgsage-4ply [default: the default networks' for both players: "
+                          "gnubg,gnubg where installed, else fastbg,fastbg].")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the summary as JSON.")
@@ -59,8 +61,9 @@ def play_command(bots, games, seed, threads, offset, opening, money, match_lengt
       fastbg play --bots pubeval,gnubg --games 10000000 --out g.jsonl --ray auto
     """
     import fastbg
+    from fastbg.sim.bots import strongest_bot
     pair = pair_option(bots, "--bots")
-    cube = cube_strategies(cube_text)
+    cube = cube_strategies(cube_text or ",".join([strongest_bot()] * 2))
     if resume and not out_path:
         raise click.UsageError("--resume continues the file given by --out")
     t0 = time.perf_counter()

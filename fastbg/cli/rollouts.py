@@ -25,12 +25,14 @@ from fastbg.extras import MissingExtra
 @click.option("--trials", default=1296, show_default=True, type=click.IntRange(1),
               help="Number of trials (multiples of 1,296 use the quasi-random dice fully).")
 @click.option("--bot", default=None,
-              help="Bot playing both sides: random, pubeval, greedy, gnubg, gnubg-1ply ... "
+              help="Bot playing both sides: random, pubeval, greedy, fastbg, fastbg-1ply ..., "
+                   "gnubg, gnubg-1ply ... "
                    "(an n-ply bot's name may carry a move filter and -prune: "
                    "gnubg-1ply-2x0.03-prune, gnubg-1ply-tiny) "
-                   "[default: gnubg when its networks are installed, else pubeval]")
+                   "[default: gnubg when its networks are installed, else fastbg]")
 @click.option("--ply", type=click.IntRange(0, 3), default=None,
-              help="Play with the gnubg networks at this ply (0: gnubg, 1: gnubg-1ply ...).")
+              help="Play with the default networks at this ply (0: gnubg, 1: gnubg-1ply ...; "
+                   "fastbg, fastbg-1ply ... without GNU Backgammon's).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1))
 @click.option("--threads", default=None, type=click.IntRange(1), help="Threads (default: all).")
 @click.option("--rotate/--no-rotate", default=True, show_default=True,
@@ -39,7 +41,7 @@ from fastbg.extras import MissingExtra
               help="Stop trials after this many plies and score them with --evaluator.")
 @click.option("--vr", "variance_reduction", is_flag=True,
               help="Variance reduction (luck adjustment) with --evaluator.")
-@click.option("--evaluator", default=None, type=click.Choice(["race", "gnubg", "gnubg-nn"]),
+@click.option("--evaluator", default=None, type=click.Choice(["race", "fastbg", "gnubg", "gnubg-nn"]),
               help="Probabilities for truncation and variance reduction.")
 @click.option("--money", is_flag=True, help="Also estimate the cubeful money equity.")
 @click.option("--match", "match_length", type=click.IntRange(1), default=None,
@@ -118,7 +120,8 @@ def rollout_command(position, dice, moves_text, cube_decision, positions_path, t
     if ply is not None:
         if bot is not None:
             raise click.UsageError("choose --bot or --ply, not both")
-        bot = "gnubg" if ply == 0 else f"gnubg-{ply}ply"
+        family = strongest_bot()            # "gnubg", else "fastbg"
+        bot = family if ply == 0 else f"{family}-{ply}ply"
     chosen = bot is None
     if chosen:
         bot = strongest_bot()

@@ -413,8 +413,9 @@ def rollout_moves(position, dice=None, moves=None, trials=1296, bot=None, seed=0
                ``dice`` is None, its cube and score with ``rules``).
     moves    : None (every legal move), k (the best k of :func:`fastbg.hint` at the bot's
                ply) or a list of moves (boards after the move, or notation "8/5 6/5").
-    bot      : plays both sides of every trial (default :func:`fastbg.sim.bots.strongest_bot`: the gnubg bot
-               when its networks are installed, else pubeval).
+    bot      : plays both sides of every trial (default
+               :func:`fastbg.sim.bots.strongest_bot`: the gnubg bot when its networks are
+               installed, else the fastbg bot).
     late     : (k, bot): from ply k of each trial on, ``bot`` plays (see fastbg.rollout).
     target_se: stop once every candidate's standard error (of its cubeful value with rules,
                else of its equity) is at most this, checked between chunks (so the trials

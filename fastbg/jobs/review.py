@@ -34,7 +34,7 @@ from fastbg.constants import ROLLS, START
 from fastbg.cube import formulas
 from fastbg.cube import met as met_module
 from fastbg.cube.rules import MatchRules, MoneyRules
-from fastbg.evaluators.nets import gnubg_net
+from fastbg.evaluators.own_nets import default_net
 from fastbg.evaluators.search import MAX_PLY, check_ply, nply_probabilities
 from fastbg.files.mat import read_mat
 from fastbg.parallel import resolve_threads
@@ -502,8 +502,9 @@ def analyse(record, ply=0, net=None, threads=None, met=None, efficiency="gnubg-1
     Jellyfish .mat file (read with :func:`fastbg.read_mat`). ply: 0..3, the look-ahead of
     the move and cube evaluations (at ply >= 1 the best 0-ply candidates, 8 at 1-ply and 4
     deeper, and the move played are looked at at ``ply``, as :func:`fastbg.hint` does).
-    net: the evaluator (default ``fastbg.gnubg_net()``; ``fastbg.gnubg_net(path=...)`` with
-    GNU Backgammon's own weights file agrees with GNU Backgammon's analysis, docs/analysis.md).
+    net: the evaluator (default ``fastbg.default_net()``: GNU Backgammon's networks where
+    installed, else fastbg's own; ``fastbg.gnubg_net(path=...)`` with GNU Backgammon's own
+    weights file agrees with GNU Backgammon's analysis, docs/analysis.md).
     met: the match equity table (default Kazaross-XG2, as GNU Backgammon). efficiency:
     the cube efficiencies of the cubeful values (:data:`fastbg.analysis.cube_actions.
     EFFICIENCIES`): "gnubg-1.1" (default), those GNU Backgammon 1.1 analyses with, or
@@ -525,7 +526,7 @@ def analyse(record, ply=0, net=None, threads=None, met=None, efficiency="gnubg-1
     luck_ply = check_int("luck_ply", luck_ply, 0, MAX_PLY)
     check_choice("efficiency", efficiency, tuple(EFFICIENCIES))
     games, length, names, _ = _games(record)
-    net = gnubg_net() if net is None else net
+    net = default_net() if net is None else net
     n_threads = resolve_threads(threads)
     turns, points = _walk(games, length)
 

@@ -184,7 +184,8 @@ def rollout(position, trials=1296, bot=None, seed=0, rules=None, truncate=None,
                 (whose cube and score are used for the cubeful part).
     bot       : the bot playing both sides (name or plug-in, see :func:`fastbg.play`);
                 default the strongest installed: "gnubg" with its networks (the gnubg
-                extra), else "pubeval" (:func:`fastbg.sim.bots.strongest_bot`).
+                extra), else "fastbg", fastbg's own networks
+                (:func:`fastbg.sim.bots.strongest_bot`).
     rules     : None (cubeless only), MoneyRules or MatchRules: adds the cubeful estimate,
                 played with the two ``cube`` strategies.
     truncate  : stop trials after this many plies and score them with ``evaluator``.
@@ -394,7 +395,7 @@ def check_rollout_options(truncate, variance_reduction, evaluator):
 
 
 def resolve_evaluator(evaluator):
-    """The evaluator function of a name ('race', 'gnubg', 'gnubg-nn') or a function."""
+    """The evaluator function of a name ('race', 'gnubg', 'fastbg', 'gnubg-nn') or a function."""
     if evaluator is None:
         return None
     if isinstance(evaluator, str):
@@ -405,11 +406,14 @@ def resolve_evaluator(evaluator):
         if key == "gnubg":
             from fastbg.evaluators.nets import gnubg_net
             return gnubg_net()               # GNU Backgammon's nets in numba, batched
+        if key == "fastbg":
+            from fastbg.evaluators.own_nets import fastbg_net
+            return fastbg_net()              # fastbg's own nets, the same kernels
         if key == "gnubg-nn":
             from fastbg.evaluators.gnubg_nn import probabilities
             return probabilities             # gnubg-nn itself, one call per position
-        raise ValueError(f"unknown evaluator {evaluator!r}: 'race', 'gnubg', 'gnubg-nn' "
-                         "or a function")
+        raise ValueError(f"unknown evaluator {evaluator!r}: 'race', 'gnubg', 'fastbg', "
+                         "'gnubg-nn' or a function")
     if not callable(evaluator):
         raise TypeError("evaluator must be a function boards (m, 26) -> probabilities (m, 5)")
     return evaluator

@@ -12,6 +12,9 @@ the mover) and plays the result it scores highest (the first one on ties).
   at that ply (:func:`nply_bot`; docs/engine.md section 4), as gnubg-nn plays it.
   ``"gnubg-1ply-prune"``, ``"gnubg-2ply-prune"``: as GNU Backgammon 1.x plays by default
   (its Normal move filter, its pruning nets inside the look-ahead): faster.
+* ``"fastbg"``, ``"fastbg-1ply"`` ...: the same bots on fastbg's own networks
+  (:func:`fastbg.evaluators.own_nets.fastbg_net`, shipped with the package; no pruning
+  nets yet, so no ``-prune`` variants).
 * ``"gnubg"``: GNU Backgammon's 0-ply cubeless choice, its networks evaluated inside the
   game kernel (:mod:`fastbg.evaluators.nets`; the weights come from the gnubg extra). A
   :class:`fastbg.evaluators.nets.GnubgNet` (or its ``.bot()``) plays the same with other weights.
@@ -43,7 +46,10 @@ from fastbg.sim.plugin_bots import EvaluatorBot, ScorerBot
 
 EVALUATOR = _pol.EVALUATOR
 BUILTIN = {"random": _pol.RANDOM, "pubeval": _pol.PUBEVAL, "greedy": _pol.GREEDY,
-           "gnubg": _pol.GNUBG}
+           "gnubg": _pol.GNUBG, "fastbg": _pol.GNUBG}
+# The networks a bot's name plays with: GNU Backgammon's (the gnubg extra) or fastbg's own
+# (shipped, MIT), both in GNU Backgammon's layout and run by the same kernels.
+NET_FAMILIES = ("gnubg", "fastbg")
 
 
 @lru_cache(maxsize=1)
@@ -79,7 +85,8 @@ def resolve(bot):
         if extra is not None:
             return resolve(extra)
         raise ValueError(f"unknown bot {bot!r}; built-in bots: {', '.join(sorted(BUILTIN))} "
-                         "('gnubg', 'gnubg-1ply', 'gnubg-2ply' with the gnubg extra; "
+                         "('fastbg', 'fastbg-1ply' ... on fastbg's own networks; "
+                         "'gnubg', 'gnubg-1ply', 'gnubg-2ply' with the gnubg extra; "
                          "'gnubg-nn' for gnubg-nn's own choice; 'bgsage', 'bgsage-2ply' ... "
                          "with bgsage; 'gnubg-app', 'gnubg-app-1ply', 'gnubg-app-2ply' with "
                          "GNU Backgammon's gnubg package), or a ScorerBot / EvaluatorBot")
@@ -97,8 +104,8 @@ PRUNE_SUFFIX = "-prune"
 # The n-ply bots' names: gnubg-<ply>ply, then optionally a move filter (a name of
 # fastbg.analysis.hints.MOVE_FILTERS or "NxT": at most N moves within T), then optionally
 # -prune. Without a filter: gnubg-nn's ("gnubg"), or with -prune GNU Backgammon's Normal.
-_NPLY_NAME = re.compile(r"^gnubg-([1-3])ply(?:-(tiny|narrow|normal|large|huge|\d+x\d*\.?\d+))?"
-                        r"(-prune)?$")
+_NPLY_NAME = re.compile(r"^(gnubg|fastbg)-([1-3])ply"
+                        r"(?:-(tiny|narrow|normal|large|huge|\d+x\d*\.?\d+))?(-prune)?$")
 
 
 class NplySpec(NamedTuple):
@@ -106,6 +113,7 @@ class NplySpec(NamedTuple):
     ply: int
     filter: object       # as fastbg.analysis.hints.check_filter returns it
     prune: bool
+    nets: str = "gnubg"  # whose networks: "gnubg" or "fastbg" (NET_FAMILIES)
 
 
 def nply_spec(name):
@@ -118,10 +126,10 @@ def nply_spec(name):
     if m is None:
         return None
     from fastbg.analysis.hints import check_filter
-    ply, prune = int(m.group(1)), m.group(3) is not None
-    text = m.group(2)
+    ply, prune = int(m.group(2)), m.group(4) is not None
+    text = m.group(3)
     filter = ("normal" if prune else "gnubg") if text is None else text
-    return NplySpec(ply, check_filter(filter, ply), prune)
+    return NplySpec(ply, check_filter(filter, ply), prune, m.group(1))
 
 
 def nply_ply(name):
@@ -136,7 +144,8 @@ def _extra_bot(key):
         return gnubg_nn_bot()
     spec = nply_spec(key)
     if spec is not None:
-        return nply_bot(spec.ply, prune=spec.prune, filter=spec.filter, name=key)
+        return nply_bot(spec.ply, net=gnubg_net_of(spec.nets), prune=spec.prune,
+                        filter=spec.filter, name=key)
     if key in _engines.BGSAGE_LEVELS:
         return _engines.bgsage_bot(key)
     if key in _engines.GNUBG_APP_PLIES:
@@ -146,13 +155,10 @@ def _extra_bot(key):
 
 def strongest_bot():
     """The strongest bot available, the default of rollouts: ``"gnubg"`` when GNU
-    Backgammon's networks are installed (the gnubg extra), else ``"pubeval"``."""
-    from fastbg.evaluators.nets import gnubg_net
-    try:
-        gnubg_net()
-    except FileNotFoundError:
-        return "pubeval"
-    return "gnubg"
+    Backgammon's networks are installed (the gnubg extra), else ``"fastbg"`` (fastbg's own
+    networks, always there; docs/training.md measures the two)."""
+    from fastbg.evaluators.own_nets import gnubg_installed
+    return "gnubg" if gnubg_installed() else "fastbg"
 
 
 def nply_bot(ply, net=None, prune=False, filter=None, name=None):
@@ -174,9 +180,13 @@ def nply_bot(ply, net=None, prune=False, filter=None, name=None):
         return net.bot()
     if filter is None:
         filter = "normal" if prune else "gnubg"
+    if prune and net.weights.prune is None:
+        raise ValueError(f"the {getattr(net, 'name', 'gnubg')} networks have no pruning nets: "
+                         "the -prune bots need them (play without -prune)")
     scorer = NplyScorer(net, ply, filter=filter, prune=prune)
     if name is None:
-        name = f"gnubg-{ply}ply{_filter_name(scorer.filter, prune)}{PRUNE_SUFFIX * prune}"
+        family = "fastbg" if getattr(net, "name", "gnubg") == "fastbg" else "gnubg"
+        name = f"{family}-{ply}ply{_filter_name(scorer.filter, prune)}{PRUNE_SUFFIX * prune}"
     return EvaluatorBot(scorer, name=name)
 
 
@@ -205,7 +215,11 @@ def gnubg_net_of(bot):
     """The GnubgNet a bot plays with (the installed one for "gnubg"), or None."""
     from fastbg.evaluators.nets import GnubgBot, GnubgNet, gnubg_net
     if isinstance(bot, str):
-        if bot.strip().lower() != "gnubg":
+        key = bot.strip().lower()
+        if key == "fastbg":
+            from fastbg.evaluators.own_nets import fastbg_net
+            return fastbg_net()
+        if key != "gnubg":
             return None
         try:
             return gnubg_net()

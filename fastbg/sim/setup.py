@@ -141,9 +141,11 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
     if late_ply >= 0:               # both phases score batches in lock-step
         resolved = [r._replace(code=_bots.EVALUATOR, evaluator=e)
                     for r, e in zip(resolved, _batch_scorers(resolved, nets))]
-    elif batch_cube or any(r.evaluator is not None for r in resolved):
+    elif (batch_cube or any(r.evaluator is not None for r in resolved)
+          or _two_sets_of_nets(nets)):
         # Lock-step games: a gnubg bot scores its candidates in the networks' batch kernel
-        # (the same choice, bit for bit), so the round's kernels compile without them.
+        # (the same choice, bit for bit), so the round's kernels compile without them. Two
+        # sets of networks ("fastbg" against "gnubg") play so too: a game kernel holds one.
         resolved = [r._replace(code=_bots.EVALUATOR, evaluator=net.scores_rows)
                     if net is not None else r for r, net in zip(resolved, nets)]
     start_board, start_side, use_start = _parse_start(start)
@@ -165,10 +167,8 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
     gcfg[_play.G_CUBE_OWNER] = -1 if cube_owner is None else cube_owner
     gcfg[_play.G_NO_FIRST_CUBE] = not first_cube
     point, extra = _bots.pubeval_tables()
-    gnet, gbo = _bots.gnubg_tables(bots)
     lockstep = batch_cube or any(r.evaluator is not None for r in resolved)
-    if lockstep:
-        gnet = gbo = None
+    gnet, gbo = (None, None) if lockstep else _bots.gnubg_tables(bots)
     plugs, gnet, gbo = _cube_plugs(cubes, lockstep, gnet, gbo)
     met_pre, met_post = _met_arrays(rules)
     return JobSetup(
@@ -188,17 +188,29 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         late_ply=late_ply, late_evaluators=late_evaluators)
 
 
+def _two_sets_of_nets(nets):
+    """True when both bots play networks and not the same ones."""
+    return (nets[0] is not None and nets[1] is not None
+            and nets[0].arrays is not nets[1].arrays)
+
+
 def gnubg_cube_ply(strategy):
-    """0 for ``"gnubg"``, n for an n-ply gnubg bot's name (``"gnubg-1ply"``,
-    ``"gnubg-2ply-prune"`` ...): the cube strategy of that name is Janowski's on GNU
-    Backgammon's networks at that ply (``GnubgNet.cube(ply=n)``), the names the command
+    """0 for ``"gnubg"`` or ``"fastbg"``, n for an n-ply bot's name (``"gnubg-1ply"``,
+    ``"gnubg-2ply-prune"``, ``"fastbg-1ply"`` ...): the cube strategy of that name is
+    Janowski's on those networks at that ply (``GnubgNet.cube(ply=n)``), the names the command
     line's --cube takes; None for any other strategy (ValueError for an n-ply name whose
     settings are not valid)."""
     if not isinstance(strategy, str):
         return None
-    if strategy.strip().lower() == "gnubg":
+    if strategy.strip().lower() in _bots.NET_FAMILIES:
         return 0
     return _bots.nply_ply(strategy)
+
+
+def net_family(name):
+    """Whose networks a bot's or cube strategy's name plays: "fastbg" for ``"fastbg"``,
+    ``"fastbg-1ply"`` ..., else "gnubg"."""
+    return "fastbg" if name.strip().lower().startswith("fastbg") else "gnubg"
 
 
 def resolve_cube(strategy):
@@ -211,8 +223,7 @@ def resolve_cube(strategy):
         strategy = _engines.engine_cube(strategy)
     ply = gnubg_cube_ply(strategy)
     if ply is not None:
-        from fastbg.evaluators.nets import gnubg_net
-        strategy = gnubg_net().cube(ply=ply)
+        strategy = _bots.gnubg_net_of(net_family(strategy)).cube(ply=ply)
     return _cubes.resolve(strategy)
 
 

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Train, judge and ship fastbg's own networks, generation by generation (docs/training.md).
+
+Each generation's settings are fixed below (GENERATIONS) and its networks kept in
+training/genN.npz, fastbg's weights file, whose meta records the run (games, seed, each
+segment's learning rate, time and learning curve). Every step resumes: `td` continues
+from the file after Ctrl-C, a crash or the end of a session, and learns what a run never
+stopped learns. training/generations.json records each generation's data, settings, time
+and strength as the steps measure them.
+
+    python3 scripts/train_nets.py --help
+    python3 scripts/train_nets.py td 1                 # generation 1: TD(0) self-play
+    python3 scripts/train_nets.py judge 1 --games 20000 # ppg against pubeval and gnubg, benchmark
+    python3 scripts/train_nets.py ship 1               # fastbg/data/nets/fastbg.npz
+    python3 scripts/train_nets.py td 1 --out /tmp/g.npz --games 3000   # a small run elsewhere
+
+Only fastbg makes the training data: self-play of the networks being trained (and of
+earlier generations). GNU Backgammon's networks judge (an opponent, the benchmark set's
+rollouts) and never teach.
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+from bench.harness import cpu_model  # noqa: E402  (the repository's bench/, beside scripts/)
+
+TRAINING = os.path.join(ROOT, "training")
+LOG = os.path.join(TRAINING, "generations.json")
+SHIPPED = os.path.join(ROOT, "fastbg", "data", "nets", "fastbg.npz")
+# Each generation: how it learns. "schedule" is (first game, learning rate) pairs: the
+# rate from that game on. "from": the generation whose networks it starts from (None:
+# random weights from init_seed).
+GENERATIONS = {
+    1: {"method": "td0-self-play", "from": None, "init_seed": 0, "seed": 1, "hidden": 128,
+        "games": 1_000_000, "schedule": [(0, 0.1), (400_000, 0.03), (800_000, 0.01)],
+        "chunk": 5000},
+}
+
+
+def path_of(gen):
+    return os.path.join(TRAINING, f"gen{gen}.npz")
+
+
+def load_log():
+    if os.path.exists(LOG):
+        with open(LOG, encoding="utf-8") as f:
+            return json.load(f)
+    return {}
+
+
+def save_log(log):
+    os.makedirs(TRAINING, exist_ok=True)
+    tmp = LOG + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(log, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, LOG)
+
+
+def record(gen, key, value):
+    log = load_log()
+    entry = log.setdefault(str(gen), {"settings": GENERATIONS.get(gen)})
+    entry[key] = value
+    save_log(log)
+
+
+def td(args):
+    """TD(0) self-play of a generation, along its learning-rate schedule; resumable."""
+    from fastbg.training.td import train_td
+    spec = GENERATIONS[args.generation]
+    out = args.out or path_of(args.generation)
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    if spec["from"] is not None and not os.path.exists(out):
+        shutil.copyfile(path_of(spec["from"]), out)
+    total = args.games or spec["games"]
+    bounds = [g for g, _ in spec["schedule"][1:]] + [total]
+    t0 = time.perf_counter()
+    run = None
+    for (first, alpha), end in zip(spec["schedule"], bounds):
+        end = min(end, total)
+        if end <= first:
+            break
+        run = train_td(out, end, alpha=alpha, seed=spec["seed"], hidden=spec["hidden"],
+                       init_seed=spec["init_seed"], chunk=spec["chunk"], progress=True,
+                       version=f"gen{args.generation}")
+        print(f"games {run.games:,}: alpha {alpha}, {run.games_per_second:,.0f} games/s, "
+              f"|TD error| of the win output {run.td_error}")
+        if run.partial:
+            print("stopped: run the same command again to continue", file=sys.stderr)
+            return 3
+    if out == path_of(args.generation) and run is not None:
+        record(args.generation, "td", {"games": run.games, "cpu": cpu_model(),
+                                       "cpus": os.cpu_count(),
+                                       "last_session_seconds": round(time.perf_counter() - t0)})
+    return 0
+
+
+def judge(args):
+    """A generation's strength: ppg against pubeval and gnubg, benchmark error rates.
+
+    Points per game against pubeval (and the gnubg bot where GNU Backgammon's networks are
+    installed) on duplicate dice, and the error rate on the shipped benchmark set, by
+    class."""
+    import fastbg
+    from fastbg.evaluators.nets import GnubgNet, load_weights
+    from fastbg.evaluators.own_nets import gnubg_installed
+    path = args.nets or path_of(args.generation)
+    net = GnubgNet(load_weights(path))
+    net.name = f"gen{args.generation}"
+    opponents = ["pubeval"] + (["gnubg"] if gnubg_installed() else [])
+    result = {"nets": os.path.relpath(path, ROOT), "cpu": cpu_model(),
+              "date": time.strftime("%Y-%m-%d", time.gmtime()), "games": args.games,
+              "seed": args.seed}
+    for opp in opponents:
+        t0 = time.perf_counter()
+        t = fastbg.tournament([net, opp], args.games, seed=args.seed, progress=True)
+        pair = t.pairs[0]
+        lo, hi = pair["points_per_game_ci95"]
+        result[f"ppg_vs_{opp}"] = [round(pair["points_per_game"], 4), round(lo, 4), round(hi, 4)]
+        print(f"against {opp}: {pair['points_per_game']:+.3f} ppg ({lo:+.3f} .. {hi:+.3f}), "
+              f"{args.games:,} games, {time.perf_counter() - t0:.0f} s")
+    score = fastbg.score_benchmark(None, net)
+    result["benchmark"] = {"set": os.path.basename(str(score.source)),
+                           "decisions": score.decisions,
+                           "error_rate": round(score.error_rate, 2),
+                           "by_class": {k: round(v["error_rate"], 2)
+                                        for k, v in score.by_class.items()}}
+    print(score.table())
+    if args.nets is None:
+        record(args.generation, "judged", result)
+    return 0
+
+
+def ship(args):
+    """Copy a generation's networks into the package, where fastbg.fastbg_net() loads them."""
+    shutil.copyfile(path_of(args.generation), SHIPPED)
+    record(args.generation, "shipped", time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    print(f"shipped generation {args.generation}: {os.path.relpath(SHIPPED, ROOT)}")
+    return 0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 1)[1])
+    sub = p.add_subparsers(dest="step", required=True)
+    t = sub.add_parser("td", help=td.__doc__.split("\n")[0])
+    t.add_argument("generation", type=int, choices=sorted(GENERATIONS))
+    t.add_argument("--games", type=int, default=None,
+                   help="stop at this many games in all (default: the generation's)")
+    t.add_argument("--out", default=None, help="the networks' file (default training/genN.npz)")
+    j = sub.add_parser("judge", help=judge.__doc__.split("\n")[0])
+    j.add_argument("generation", type=int)
+    j.add_argument("--nets", default=None, help="another weights file to judge")
+    j.add_argument("--games", type=int, default=20000, help="games against each opponent")
+    j.add_argument("--seed", type=int, default=17)
+    s = sub.add_parser("ship", help=ship.__doc__.split("\n")[0])
+    s.add_argument("generation", type=int)
+    args = p.parse_args(argv)
+    return {"td": td, "judge": judge, "ship": ship}[args.step](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
