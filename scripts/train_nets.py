@@ -11,6 +11,7 @@ and strength as the steps measure them.
     python3 scripts/train_nets.py --help
     python3 scripts/train_nets.py td 1                 # generation 1: TD(0) self-play
     python3 scripts/train_nets.py judge 1 --games 20000 # ppg against pubeval and gnubg, benchmark
+    python3 scripts/train_nets.py cube 1 --games 20000  # with the cube against gnubg's; cube actions
     python3 scripts/train_nets.py ship 1               # fastbg/data/nets/fastbg.npz
     python3 scripts/train_nets.py td 1 --out /tmp/g.npz --games 3000   # a small run elsewhere
 
@@ -137,6 +138,52 @@ def judge(args):
     return 0
 
 
+def cube(args):
+    """A generation's cube against GNU Backgammon's: money games and cube actions.
+
+    Money games on duplicate dice (each deal played with the seats both ways): the
+    generation's 0-ply bot with its Janowski cube against the gnubg bot with its own; and
+    the 0-ply cube actions (no double, double/take, double/pass; money, centred cube) of
+    both on the positions of the shipped benchmark set (positions from the gnubg bot's
+    games, the player on roll before rolling) near the cube window: where GNU Backgammon's
+    cubeful equities of no double and double are within 0.15 of each other."""
+    import numpy as np
+    import fastbg
+    from fastbg.evaluators.nets import GnubgNet, load_weights
+    path = args.nets or path_of(args.generation)
+    net = GnubgNet(load_weights(path))
+    net.name = f"gen{args.generation}"
+    gnubg = fastbg.gnubg_net()
+    rules = fastbg.MoneyRules()
+    n = args.games // 2
+    t0 = time.perf_counter()
+    ab = fastbg.play(n, (net, "gnubg"), seed=args.seed, rules=rules, cube=(net.cube(), "gnubg"),
+                     progress=True)
+    ba = fastbg.play(n, ("gnubg", net), seed=args.seed, rules=rules, cube=("gnubg", net.cube()),
+                     progress=True)
+    deal = (np.asarray(ab.points, float) - np.asarray(ba.points, float)) / 2
+    mean, half = deal.mean(), 1.96 * deal.std(ddof=1) / np.sqrt(len(deal))
+    print(f"money games with the cube against gnubg: {mean:+.3f} ppg ({mean - half:+.3f} .. "
+          f"{mean + half:+.3f}), {2 * n:,} games, {time.perf_counter() - t0:.0f} s")
+    bset = fastbg.benchmarks.read_benchmark(fastbg.benchmarks.shipped_set_path())
+    boards = np.stack([fastbg.board_from_position_id(d.position) for d in bset.decisions])
+    theirs = fastbg.cube_decisions(boards, rules=rules, net=gnubg)
+    near = [i for i, d in enumerate(theirs)
+            if abs(d.no_double - min(d.double_take, d.double_pass)) <= 0.15][:args.positions]
+    ours = fastbg.cube_decisions(boards[near], rules=rules, net=net)
+    same = sum(o.action == theirs[i].action for o, i in zip(ours, near))
+    print(f"cube actions equal to gnubg 0-ply's: {same} of {len(near)} positions near the cube "
+          f"window ({same / max(1, len(near)):.1%})")
+    if args.nets is None:
+        record(args.generation, "cube", {
+            "ppg_vs_gnubg_with_cube": [round(mean, 4), round(mean - half, 4),
+                                       round(mean + half, 4)],
+            "games": 2 * n, "seed": args.seed, "actions_equal": same,
+            "positions": len(near), "cpu": cpu_model(),
+            "date": time.strftime("%Y-%m-%d", time.gmtime())})
+    return 0
+
+
 def ship(args):
     """Copy a generation's networks into the package, where fastbg.fastbg_net() loads them."""
     shutil.copyfile(path_of(args.generation), SHIPPED)
@@ -160,10 +207,17 @@ def main(argv=None):
     j.add_argument("--nets", default=None, help="another weights file to judge")
     j.add_argument("--games", type=int, default=20000, help="games against each opponent")
     j.add_argument("--seed", type=int, default=17)
+    c = sub.add_parser("cube", help=cube.__doc__.split("\n")[0])
+    c.add_argument("generation", type=int)
+    c.add_argument("--nets", default=None, help="another weights file to judge")
+    c.add_argument("--games", type=int, default=20000, help="money games, both seatings")
+    c.add_argument("--positions", type=int, default=1000,
+                   help="positions near the cube window whose actions are compared")
+    c.add_argument("--seed", type=int, default=19)
     s = sub.add_parser("ship", help=ship.__doc__.split("\n")[0])
     s.add_argument("generation", type=int)
     args = p.parse_args(argv)
-    return {"td": td, "judge": judge, "ship": ship}[args.step](args)
+    return {"td": td, "judge": judge, "cube": cube, "ship": ship}[args.step](args)
 
 
 if __name__ == "__main__":

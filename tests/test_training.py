@@ -190,3 +190,21 @@ def test_the_training_script_end_to_end(tmp_path, capsys):
     assert script.main(["judge", "1", "--nets", str(out), "--games", "100"]) == 0
     printed = capsys.readouterr().out
     assert "against pubeval" in printed and "contact" in printed
+
+
+def test_the_commands_say_which_networks_and_take_net(tmp_path):
+    from click.testing import CliRunner
+    from fastbg.cli import main
+    runner = CliRunner()
+    r = runner.invoke(main, ["hint", "4HPwATDgc/ABMA", "3-1", "--top", "2", "--net", "fastbg"])
+    assert r.exit_code == 0 and "networks: fastbg (fastbg's own)" in r.output, r.output
+    r = runner.invoke(main, ["eval", "4HPwATDgc/ABMA", "--net", "fastbg", "--json", "-"])
+    assert r.exit_code == 0 and '"networks": "fastbg' in r.output, r.output
+    r = runner.invoke(main, ["eval", "4HPwATDgc/ABMA"])
+    default = fastbg.default_net().name
+    assert r.exit_code == 0 and f"networks: {default}" in r.output, r.output
+    r = runner.invoke(main, ["hint", "4HPwATDgc/ABMA", "3-1", "--net", str(tmp_path / "none")])
+    assert r.exit_code != 0 and "Traceback" not in r.output
+    r = runner.invoke(main, ["hint", "4HPwATDgc/ABMA", "3-1", "--ply", "1", "--pruning-nets",
+                             "--net", "fastbg"])
+    assert r.exit_code == 1 and "no pruning nets" in r.output, r.output

@@ -4,7 +4,8 @@ import json
 
 import click
 
-from fastbg.cli.common import (parse_dice, parse_position, engine_position, filter_option)
+from fastbg.cli.common import (parse_dice, parse_position, engine_position, filter_option,
+                               net_label, net_option, resolve_net)
 from fastbg.extras import MissingExtra
 
 
@@ -41,7 +42,7 @@ def moves_command(position, dice, show):
 @click.argument("position")
 @click.argument("dice", required=False)
 @click.option("--ply", default=0, show_default=True, type=click.IntRange(0, 3),
-              help="Look-ahead: 0 is GNU Backgammon's network alone, 1 and 2 its n-ply.")
+              help="Look-ahead: 0 is the network alone, 1 and 2 its n-ply.")
 @click.option("--all", "filter_none", is_flag=True,
               help="Evaluate every move at --ply (default: the best 0-ply ones, as gnubg).")
 @filter_option(help="Which 0-ply candidates --ply looks at: gnubg-nn's best 8 ('gnubg'), "
@@ -54,8 +55,9 @@ def moves_command(position, dice, show):
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Also write the ranked list as JSON to this file ('-': stdout only).")
 @click.option("--show/--no-show", default=False, help="Draw the board before the move.")
+@net_option
 def hint_command(position, dice, ply, filter_none, move_filter, pruning_nets, top, json_path,
-                 show):
+                 show, net_name):
     """Rank the moves of POSITION with DICE (e.g. 3-1), best first, as GNU Backgammon's
     hint does: rank, depth, move, equity (cubeless, the mover's) and the difference to the
     best, then the mover's and the opponent's win, gammon and backgammon chances.
@@ -75,23 +77,27 @@ def hint_command(position, dice, ply, filter_none, move_filter, pruning_nets, to
         raise click.UsageError("give DICE (e.g. 3-1), or an XGID that has them")
     try:
         # an XGID goes in whole: a match's score and cube make the ranking cubeful
+        net = resolve_net(net_name)
         h = fastbg.hint(position if info is not None else board, dice, ply=ply,
-                        filter=None if filter_none else move_filter, prune=pruning_nets)
+                        filter=None if filter_none else move_filter, prune=pruning_nets,
+                        net=net)
     except MissingExtra:     # one line and status 2, in the command group
         raise
     except (ValueError, TypeError, ImportError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
     if top is not None:
         del h[top:]
+    record = dict(h.to_dict(), networks=net_label(net))
     if json_path == "-":
-        click.echo(json.dumps(h.to_dict()))
+        click.echo(json.dumps(record))
         return
     if show:
         click.echo(fastbg.render(board) + "\n")
     click.echo(h.text())
+    click.echo(f"networks: {net_label(net)}")
     if json_path:
         with open(json_path, "w") as f:
-            f.write(json.dumps(h.to_dict()) + "\n")
+            f.write(json.dumps(record) + "\n")
 
 
 @click.command("eval")
@@ -109,8 +115,9 @@ def hint_command(position, dice, ply, filter_none, move_filter, pruning_nets, to
 @click.option("--crawford", is_flag=True, help="This is the Crawford game (match play).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Also write the evaluation as JSON to this file ('-': stdout only).")
+@net_option
 def eval_command(position, ply, match_length, score_text, cube_value, owner, crawford,
-                 json_path):
+                 json_path, net_name):
     """Evaluate POSITION (a Position ID or an XGID, player on roll, before the roll): the
     cubeless probabilities and equity at --ply, then the cube decision (no double, double
     and take, double and pass; money equities or, with --match, match-winning chances)
@@ -139,7 +146,7 @@ def eval_command(position, ply, match_length, score_text, cube_value, owner, cra
                                      f"{match_length - 1}, got {score_text!r}",
                                      param_hint="--score")
     try:
-        net = fastbg.default_net()
+        net = resolve_net(net_name)
         probs = net.probabilities(board, ply=ply)
         try:
             dec = fastbg.cube_decision(position if info is not None else board, rules=rules,
@@ -159,7 +166,7 @@ def eval_command(position, ply, match_length, score_text, cube_value, owner, cra
                   "no_double": dec.no_double, "double_take": dec.double_take,
                   "double_pass": dec.double_pass, "action": dec.action,
                   "x": dec.x, "match": dec.is_match},
-              "no_cube_decision": why}
+              "no_cube_decision": why, "networks": net_label(net)}
     if json_path == "-":
         click.echo(json.dumps(record))
         return
@@ -168,6 +175,7 @@ def eval_command(position, ply, match_length, score_text, cube_value, owner, cra
                f"lose {1 - p[0]:.3f} (gammon {p[3]:.3f}, backgammon {p[4]:.3f}); "
                f"equity {equity:+.3f}")
     click.echo(dec.text() if dec is not None else f"no cube decision: {why}")
+    click.echo(f"networks: {net_label(net)}")
     if json_path:
         with open(json_path, "w") as f:
             f.write(json.dumps(record) + "\n")
@@ -185,12 +193,15 @@ def eval_command(position, ply, match_length, score_text, cube_value, owner, cra
 @click.option("--pruning-nets", is_flag=True,
               help="Prune the moves' look-ahead with GNU Backgammon's pruning nets, as it does.")
 @click.option("--weights", type=click.Path(exists=True),
-              help="A weights file (e.g. GNU Backgammon's gnubg.weights) for the network.")
+              help="A weights file (e.g. GNU Backgammon's gnubg.weights) for the network "
+                   "(the same as --net FILE).")
+@net_option
 @click.option("--worst", default=10, show_default=True, type=click.IntRange(0),
               help="How many of the costliest decisions to list.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Also write the whole analysis (every move and cube decision) as JSON.")
-def analyse_command(path, ply, luck_ply, move_filter, pruning_nets, weights, worst, json_path):
+def analyse_command(path, ply, luck_ply, move_filter, pruning_nets, weights, worst, json_path,
+                    net_name):
     """Analyse every decision of the match in PATH (a Jellyfish .mat file, or .sgf where
     fastbg reads them) as GNU Backgammon's "analyse match" does: per-player error totals
     and rates, luck, the luck-adjusted result, a PR figure, and the worst decisions with
@@ -209,7 +220,9 @@ def analyse_command(path, ply, luck_ply, move_filter, pruning_nets, weights, wor
             record = reader(path)
         else:
             record = fastbg.read_mat(path)
-        net = fastbg.gnubg_net(path=weights) if weights else None
+        if weights and net_name:
+            raise click.UsageError("give --weights or --net, not both")
+        net = resolve_net(weights or net_name)
         a = fastbg.analyse(record, ply=ply, net=net, luck_ply=luck_ply, filter=move_filter,
                            prune=pruning_nets)
     except click.ClickException:
@@ -219,5 +232,6 @@ def analyse_command(path, ply, luck_ply, move_filter, pruning_nets, weights, wor
     except (ValueError, TypeError, OSError, ImportError, UnicodeDecodeError) as exc:
         raise click.ClickException(f"{path}: {exc}") from None
     click.echo(a.table(worst=worst))
+    click.echo(f"networks: {net_label(net)}")
     if json_path:
         a.save(json_path)

@@ -193,3 +193,35 @@ def filter_option(help):
     """The --filter option of hint and analyse (a :class:`MoveFilter`, default gnubg's)."""
     return click.option("--filter", "move_filter", default="gnubg", show_default=True,
                         type=MoveFilter(), help=help)
+
+
+def net_option(f):
+    """The --net option of hint, eval and analyse: whose networks evaluate."""
+    return click.option(
+        "--net", "net_name", default=None,
+        help="The networks: fastbg (fastbg's own, shipped), gnubg (GNU Backgammon's, the "
+             "gnubg extra) or a weights file [default: gnubg where installed, else "
+             "fastbg].")(f)
+
+
+def resolve_net(name):
+    """The evaluator a --net value names (None: the default networks)."""
+    import fastbg
+    if name is None:
+        return fastbg.default_net()
+    key = name.strip().lower()
+    if key == "fastbg":
+        return fastbg.fastbg_net()
+    if key == "gnubg":
+        from fastbg.sim.bots import gnubg_net_of
+        return gnubg_net_of("gnubg")        # MissingWeights (one line, status 2) without them
+    return fastbg.gnubg_net(path=name)
+
+
+def net_label(net):
+    """Which networks, for the line a command ends with: "fastbg" or "gnubg (FILE)"."""
+    import os
+    name = getattr(net, "name", "gnubg")
+    if name == "fastbg":
+        return "fastbg (fastbg's own)"
+    return f"{name} ({os.path.basename(net.weights.path)})"
