@@ -10,6 +10,9 @@ and strength as the steps measure them.
 
     python3 scripts/train_nets.py --help
     python3 scripts/train_nets.py td 1                 # generation 1: TD(0) self-play
+    python3 scripts/train_nets.py positions 2          # generation 2: positions of gen 1's games,
+    python3 scripts/train_nets.py rollouts 2           #   rolled out by gen 1 (resumable),
+    python3 scripts/train_nets.py fit 2                #   and fitted
     python3 scripts/train_nets.py judge 1 --games 20000 # ppg against pubeval and gnubg, benchmark
     python3 scripts/train_nets.py cube 1 --games 20000  # with the cube against gnubg's; cube actions
     python3 scripts/train_nets.py ship 1               # fastbg/data/nets/fastbg.npz
@@ -41,6 +44,12 @@ GENERATIONS = {
     1: {"method": "td0-self-play", "from": None, "init_seed": 0, "seed": 1, "hidden": 128,
         "games": 1_000_000, "schedule": [(0, 0.1), (400_000, 0.03), (800_000, 0.01)],
         "chunk": 5000},
+    # planned, not yet run: positions from generation 1's games, rolled out by it
+    # (truncated after 10 plies, variance reduction), then fitted
+    2: {"method": "supervised", "from": 1,
+        "positions": {"games": 20_000, "per_game": 1, "seed": 2},
+        "rollouts": {"trials": 216, "seed": 3, "truncate": 10, "chunk_size": 216},
+        "fit": {"epochs": 10, "alpha": 0.01, "seed": 4, "holdout": 0.1}},
 }
 
 
@@ -99,6 +108,71 @@ def td(args):
         record(args.generation, "td", {"games": run.games, "cpu": cpu_model(),
                                        "cpus": os.cpu_count(),
                                        "last_session_seconds": round(time.perf_counter() - t0)})
+    return 0
+
+
+def _files(gen):
+    return {k: os.path.join(TRAINING, f"gen{gen}-{k}") for k in
+            ("positions.txt", "rollouts.jsonl", "targets.jsonl.gz")}
+
+
+def positions(args):
+    """Positions from the games of the generation a supervised one starts from."""
+    from fastbg.position.ids import position_id
+    from fastbg.training.supervised import selfplay_positions
+    spec = GENERATIONS[args.generation]["positions"]
+    files = _files(args.generation) if args.out is None else {"positions.txt": args.out}
+    games = args.games or spec["games"]
+    boards = selfplay_positions(path_of(GENERATIONS[args.generation]["from"]), games,
+                                spec["per_game"], spec["seed"])
+    with open(files["positions.txt"], "w", encoding="ascii") as f:
+        f.write(f"# positions of generation {GENERATIONS[args.generation]['from']}'s games "
+                f"(scripts/train_nets.py positions {args.generation}, {games} games)\n")
+        f.writelines(position_id(b) + "\n" for b in boards)
+    print(f"{len(boards):,} positions from {games:,} games: {files['positions.txt']}")
+    return 0
+
+
+def rollouts(args):
+    """Roll the positions out with the generation they came from; resumable."""
+    import pathlib
+    import fastbg
+    from fastbg.benchmarks import write_positions
+    from fastbg.evaluators.nets import GnubgNet, load_weights
+    from fastbg.training.supervised import rollout_targets
+    gen = args.generation
+    spec = dict(GENERATIONS[gen]["rollouts"])
+    files = _files(gen)
+    net = GnubgNet(load_weights(path_of(GENERATIONS[gen]["from"])))
+    net.name = f"gen{GENERATIONS[gen]['from']}"
+    many = fastbg.rollout_many(pathlib.Path(files["positions.txt"]), spec.pop("trials"),
+                               spec.pop("seed"), bot=net, evaluator=net,
+                               variance_reduction=True, out=files["rollouts.jsonl"],
+                               resume=os.path.exists(files["rollouts.jsonl"]), progress=True,
+                               **spec)
+    if many.partial:
+        print("stopped: run the same command again to continue", file=sys.stderr)
+        return 3
+    write_positions(files["targets.jsonl.gz"], rollout_targets(many))
+    print(f"{len(many.records):,} targets: {files['targets.jsonl.gz']}")
+    return 0
+
+
+def fit(args):
+    """Fit a copy of the generation it starts from to the rolled-out targets."""
+    from fastbg.training.supervised import fit_positions
+    gen = args.generation
+    spec = GENERATIONS[gen]["fit"]
+    out = path_of(gen)
+    if not os.path.exists(out):
+        shutil.copyfile(path_of(GENERATIONS[gen]["from"]), out)
+    run = fit_positions(out, _files(gen)["targets.jsonl.gz"], **spec)
+    print(f"{run.positions:,} positions ({run.held_out:,} held out), {run.seconds:.0f} s; "
+          f"|error| of the win output by epoch: train {run.train_error}, "
+          f"held out {run.holdout_error}")
+    record(gen, "fit", {"positions": run.positions, "held_out": run.held_out,
+                        "holdout_error": run.holdout_error, "seconds": round(run.seconds),
+                        "cpu": cpu_model()})
     return 0
 
 
@@ -202,6 +276,16 @@ def main(argv=None):
     t.add_argument("--games", type=int, default=None,
                    help="stop at this many games in all (default: the generation's)")
     t.add_argument("--out", default=None, help="the networks' file (default training/genN.npz)")
+    for step in (positions, rollouts, fit):
+        q = sub.add_parser(step.__name__, help=step.__doc__.split("\n")[0])
+        q.add_argument("generation", type=int,
+                       choices=sorted(g for g, v in GENERATIONS.items()
+                                      if v["method"] == "supervised"))
+        if step is positions:
+            q.add_argument("--games", type=int, default=None,
+                           help="games to draw from (default: the generation's)")
+            q.add_argument("--out", default=None, help="the positions file (default "
+                           "training/genN-positions.txt)")
     j = sub.add_parser("judge", help=judge.__doc__.split("\n")[0])
     j.add_argument("generation", type=int)
     j.add_argument("--nets", default=None, help="another weights file to judge")
@@ -217,7 +301,9 @@ def main(argv=None):
     s = sub.add_parser("ship", help=ship.__doc__.split("\n")[0])
     s.add_argument("generation", type=int)
     args = p.parse_args(argv)
-    return {"td": td, "judge": judge, "cube": cube, "ship": ship}[args.step](args)
+    steps = {"td": td, "positions": positions, "rollouts": rollouts, "fit": fit,
+             "judge": judge, "cube": cube, "ship": ship}
+    return steps[args.step](args)
 
 
 if __name__ == "__main__":

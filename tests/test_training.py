@@ -176,13 +176,18 @@ def test_without_gnubgs_networks_fastbgs_are_the_default(monkeypatch):
     assert d is not None
 
 
-def test_the_training_script_end_to_end(tmp_path, capsys):
+def _training_script():
     import importlib.util
     import pathlib
     spec = importlib.util.spec_from_file_location(
         "train_nets", pathlib.Path(__file__).parent.parent / "scripts" / "train_nets.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
+    return script
+
+
+def test_the_training_script_end_to_end(tmp_path, capsys):
+    script = _training_script()
     out = tmp_path / "g.npz"
     assert script.main(["td", "1", "--out", str(out), "--games", "2000"]) == 0
     _, _, meta = load_net(out)
@@ -208,3 +213,91 @@ def test_the_commands_say_which_networks_and_take_net(tmp_path):
     r = runner.invoke(main, ["hint", "4HPwATDgc/ABMA", "3-1", "--ply", "1", "--pruning-nets",
                              "--net", "fastbg"])
     assert r.exit_code == 1 and "no pruning nets" in r.output, r.output
+
+
+# ------------------------------------------------------------------ supervised rounds
+
+def test_selfplay_positions_equal_the_reference(tmp_path):
+    from fastbg.training.supervised import selfplay_positions
+    from fastbg.benchmarks.classes import position_classes
+    path = tmp_path / "nets.npz"
+    net = new_net(seed=6)
+    save_weights(path, net, "x")
+    got = selfplay_positions(path, 3, per_game=4, seed=5)
+    want = td_ref.selfplay_positions(5, 3, 4, load_net(path)[0], BO)
+    np.testing.assert_array_equal(got, want)
+    assert len(got) == 12 and "bear-off" not in position_classes(got)
+    np.testing.assert_array_equal(selfplay_positions(path, 3, per_game=4, seed=5), got)
+    with pytest.raises(ValueError):
+        selfplay_positions(path, 3, per_game=0)
+
+
+def test_a_fit_epoch_is_the_reference_steps_in_order():
+    from fastbg.training import fit_kernels
+    boards = np.stack([BOARDS["contact"], BOARDS["race"], BOARDS["crashed"], BOARDS["contact"]])
+    targets = np.array([[0.6, 0.2, 0.01, 0.1, 0.0], [0.3, 0.0, 0.0, 0.0, 0.0],
+                        [0.8, 0.5, 0.1, 0.05, 0.0], [0.55, 0.15, 0.0, 0.12, 0.0]], np.float32)
+    order = np.array([2, 0, 1, 3, 0], np.int64)
+    net = new_net(seed=8)
+    ref = _copy(net)
+    errors = np.zeros(len(order))
+    fit_kernels.fit_epoch(boards, targets, order, 0.05, net, BO, errors)
+    for i in order:
+        td_ref.update(boards[i], targets[i], 0.05, ref, BO)
+    _assert_same(net, ref, 2e-6)
+    assert np.all(errors >= 0)
+
+
+def test_fit_positions_learns_targets_and_keeps_a_record(tmp_path):
+    from fastbg.benchmarks import PositionTarget, write_positions
+    from fastbg.training.supervised import fit_positions, rollout_targets, selfplay_positions
+    path = tmp_path / "nets.npz"
+    save_weights(path, new_net(seed=3), "x", {"segments": []})
+    boards = selfplay_positions(path, 20, per_game=2, seed=1)
+    want = [0.8, 0.3, 0.02, 0.05, 0.001]
+    targets = [PositionTarget(fastbg.position_id(b), want, None, {}) for b in boards]
+    run = fit_positions(path, targets, epochs=6, alpha=0.05, seed=2, holdout=0.25)
+    assert run.positions + run.held_out == len(boards) and run.held_out == 10
+    assert run.holdout_error[-1] < run.holdout_error[0] / 2, run
+    _, _, meta = load_net(path)
+    assert [s["epoch"] for s in meta["segments"]] == [1, 2, 3, 4, 5, 6]
+    # rollouts as targets, through a positions file
+    many = fastbg.rollout_many(list(boards[:4]), trials=36, bot="pubeval", seed=1)
+    file = tmp_path / "targets.jsonl"
+    write_positions(file, rollout_targets(many))
+    again = fit_positions(path, file, epochs=1, alpha=0.01, holdout=0)
+    assert again.positions == 4 and np.isnan(again.holdout_error[0])
+    with pytest.raises(ValueError, match="alpha"):
+        fit_positions(path, file, alpha=-1)
+
+
+def test_the_supervised_steps_of_the_script_end_to_end(tmp_path, monkeypatch, capsys):
+    """positions, rollouts (resumable: a second call finds them done) and fit of a tiny
+    generation 2, in a scratch training folder."""
+    import shutil
+    script = _training_script()
+    monkeypatch.setattr(script, "TRAINING", str(tmp_path))
+    monkeypatch.setattr(script, "LOG", str(tmp_path / "generations.json"))
+    first = tmp_path / "gen1.npz"
+    train_td(first, 500, alpha=0.1, seed=1, chunk=500)
+    monkeypatch.setitem(script.GENERATIONS, 2, {
+        "method": "supervised", "from": 1,
+        "positions": {"games": 6, "per_game": 1, "seed": 2},
+        "rollouts": {"trials": 36, "seed": 3, "truncate": 4, "chunk_size": 36},
+        "fit": {"epochs": 2, "alpha": 0.01, "seed": 4, "holdout": 0.2}})
+    assert script.main(["positions", "2"]) == 0
+    assert script.main(["rollouts", "2"]) == 0
+    assert script.main(["rollouts", "2"]) == 0                  # resumed: nothing left to do
+    assert script.main(["fit", "2"]) == 0
+    _, _, meta = load_net(tmp_path / "gen2.npz")
+    assert [s["method"] for s in meta["segments"][-2:]] == ["supervised"] * 2
+    log = __import__("json").loads((tmp_path / "generations.json").read_text())
+    assert log["2"]["fit"]["positions"] + log["2"]["fit"]["held_out"] == 6
+    shutil.rmtree(tmp_path)
+
+
+def test_rollout_targets_are_made_consistent():
+    from fastbg.training.supervised import consistent
+    assert consistent([1.2, 0.5, 0.6, 0.1, -0.01]) == [1.0, 0.5, 0.5, 0.0, 0.0]
+    assert consistent([0.53, 0.0, 0.0, -0.001, 0.0]) == [0.53, 0.0, 0.0, 0.0, 0.0]
+    assert consistent([0.4, 0.1, 0.01, 0.7, 0.2]) == [0.4, 0.1, 0.01, 0.6, 0.2]

@@ -89,3 +89,44 @@ def play_and_learn(seed, games, alpha, net, bo):
             if not (after[1:26] > 0).any():
                 break
             board = fastbg.flip(after)
+
+
+def selfplay_positions(seed, games, per_game, net, bo):
+    """The positions fastbg/training/fit_kernels.py's ``selfplay_positions`` keeps: every
+    game played by the networks at 0-ply (no learning), its positions after the opening
+    that a network evaluates, then ``per_game`` of them drawn by a partial Fisher-Yates
+    shuffle with the dice module's uniform index (turns from DRAW_TURN0)."""
+    from fastbg import dice
+    from fastbg.training.fit_kernels import DRAW_TURN0
+    scr = K.scratch()
+    kept = []
+    for game in range(games):
+        side, a, b, _ = dice.opening_roll(seed, game)
+        d1, d2 = (a, b) if side == 0 else (b, a)
+        board = fastbg.START.copy()
+        seen = []
+        ply = 0
+        while True:
+            if ply > 0:
+                d1, d2 = dice.roll(seed, game, ply)
+                gb = np.zeros((2, 25), np.int64)
+                to_gnubg(board, gb)
+                if classify(gb, bo.binom) > C_BEAROFF1:
+                    seen.append(board.copy())
+            results = np.ascontiguousarray(fastbg.legal_moves(board, (d1, d2)))
+            i = 0
+            if len(results) > 1:
+                probs = np.zeros((len(results), 5))
+                K.evaluate_rows_plain(results, 0, len(results), True, net, bo, scr, probs,
+                                      np.zeros(len(results), np.int8))
+                i = int(np.argmax([_mover_equity(p) for p in probs]))
+            after = results[i]
+            ply += 1
+            if not (after[1:26] > 0).any():
+                break
+            board = fastbg.flip(after)
+        for j in range(min(per_game, len(seen))):
+            r = j + int(dice.uniform_index(seed, game, DRAW_TURN0 + j, len(seen) - j))
+            seen[j], seen[r] = seen[r], seen[j]
+            kept.append(seen[j])
+    return np.array(kept, np.int8).reshape(-1, 26)
