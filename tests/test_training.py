@@ -301,3 +301,14 @@ def test_rollout_targets_are_made_consistent():
     assert consistent([1.2, 0.5, 0.6, 0.1, -0.01]) == [1.0, 0.5, 0.5, 0.0, 0.0]
     assert consistent([0.53, 0.0, 0.0, -0.001, 0.0]) == [0.53, 0.0, 0.0, 0.0, 0.0]
     assert consistent([0.4, 0.1, 0.01, 0.7, 0.2]) == [0.4, 0.1, 0.01, 0.6, 0.2]
+
+
+def test_info_tells_which_networks():
+    import json
+    from click.testing import CliRunner
+    from fastbg.cli import main
+    r = CliRunner().invoke(main, ["info", "--json"])
+    weights = json.loads(r.output)["weights"]
+    assert weights["fastbg"].endswith("fastbg.npz")
+    assert weights["fastbg_version"].startswith("gen") and "games" in weights["fastbg_version"]
+    assert weights["default"] == fastbg.default_net().name

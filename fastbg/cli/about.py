@@ -222,7 +222,7 @@ def info_record():
                             "install": install_command(e.name)} for e in EXTRAS},
         "weights": {"gnubg": None if weights is None else str(weights),
                     "fastbg": shipped_weights_path() if os.path.isfile(shipped_weights_path())
-                    else None,
+                    else None, "fastbg_version": _own_version(),
                     "default": "gnubg" if gnubg_installed() else "fastbg"},
         "kernels": {"target_cpu": numba.config.CPU_NAME or llvm.get_host_cpu_name(),
                     "avx512": bool(llvm.get_host_cpu_features().get("avx512f", False)),
@@ -231,6 +231,19 @@ def info_record():
                     else "gathers (portable)",
                     "jit_disabled": bool(numba.config.DISABLE_JIT)},
     }
+
+
+def _own_version():
+    """The shipped networks' version and how they were made, in a few words (None when
+    the file is missing or damaged)."""
+    from fastbg.evaluators.fastbg_weights import read_weights
+    from fastbg.evaluators.own_nets import shipped_weights_path
+    try:
+        with open(shipped_weights_path(), "rb") as f:
+            version, meta, _ = read_weights(f.read(), shipped_weights_path())
+    except (OSError, ValueError):
+        return None
+    return f"{version}: {meta.get('method', '?')}, {meta.get('games', 0):,} games"
 
 
 @click.command("info")
@@ -267,7 +280,8 @@ def info_command(as_json, clear_cache):
                     f"network sigmoids by {k['sigmoid_table']}"
                     + ("; JIT DISABLED" if k["jit_disabled"] else "")),
         ("gnubg weights", rec["weights"]["gnubg"] or f"none ({install_command('gnubg')})"),
-        ("fastbg weights", rec["weights"]["fastbg"] or "missing (a damaged install)"),
+        ("fastbg weights", (f"{rec['weights']['fastbg']} ({rec['weights']['fastbg_version']})"
+                            if rec["weights"]["fastbg"] else "missing (a damaged install)")),
         ("default networks", f"{rec['weights']['default']} (hint, eval, cube decisions, "
                              "analysis, rollouts and the default cube use them)"),
     ]
