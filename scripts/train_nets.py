@@ -13,6 +13,7 @@ and strength as the steps measure them.
     python3 scripts/train_nets.py positions 2          # generation 2: positions of gen 1's games,
     python3 scripts/train_nets.py rollouts 2           #   rolled out by gen 1 (resumable),
     python3 scripts/train_nets.py fit 2                #   and fitted
+    python3 scripts/train_nets.py prune 1              # its pruning nets (the -prune bots)
     python3 scripts/train_nets.py judge 1 --games 20000 # ppg against pubeval and gnubg, benchmark
     python3 scripts/train_nets.py cube 1 --games 20000  # with the cube against gnubg's; cube actions
     python3 scripts/train_nets.py ship 1               # fastbg/data/nets/fastbg.npz
@@ -43,7 +44,11 @@ SHIPPED = os.path.join(ROOT, "fastbg", "data", "nets", "fastbg.npz")
 GENERATIONS = {
     1: {"method": "td0-self-play", "from": None, "init_seed": 0, "seed": 1, "hidden": 128,
         "games": 1_000_000, "schedule": [(0, 0.1), (400_000, 0.03), (800_000, 0.01)],
-        "chunk": 5000},
+        "chunk": 5000,
+        # pruning nets: taught the generation's own 0-ply figures on every result of a
+        # roll of positions from its games (what the pruning step scores)
+        "prune": {"games": 10_000, "per_game": 2, "seed": 5, "epochs": 4, "alpha": 0.05,
+                  "hidden": 16}},
     # planned, not yet run: positions from generation 1's games, rolled out by it
     # (truncated after 10 plies, variance reduction), then fitted
     2: {"method": "supervised", "from": 1,
@@ -176,6 +181,25 @@ def fit(args):
     return 0
 
 
+def prune(args):
+    """Pruning nets for a generation, taught its own 0-ply figures (the -prune bots)."""
+    from fastbg.training.supervised import candidate_positions, fit_prune, selfplay_positions
+    spec = GENERATIONS[args.generation]["prune"]
+    path = path_of(args.generation)
+    t0 = time.perf_counter()
+    boards = candidate_positions(selfplay_positions(path, spec["games"], spec["per_game"],
+                                                    spec["seed"]), spec["seed"])
+    run = fit_prune(path, boards, epochs=spec["epochs"], alpha=spec["alpha"],
+                    seed=spec["seed"], hidden=spec["hidden"])
+    seconds = time.perf_counter() - t0
+    print(f"pruning nets: {len(boards):,} positions, |error| of the win output by epoch "
+          f"{[round(e, 4) for e in run.train_error]}, {seconds:.0f} s")
+    record(args.generation, "prune", {"positions": len(boards), "train_error":
+                                      run.train_error, "seconds": round(seconds),
+                                      "cpu": cpu_model()})
+    return 0
+
+
 def judge(args):
     """A generation's strength: ppg against pubeval and gnubg, benchmark error rates.
 
@@ -286,6 +310,9 @@ def main(argv=None):
                            help="games to draw from (default: the generation's)")
             q.add_argument("--out", default=None, help="the positions file (default "
                            "training/genN-positions.txt)")
+    q = sub.add_parser("prune", help=prune.__doc__.split("\n")[0])
+    q.add_argument("generation", type=int,
+                   choices=sorted(g for g, v in GENERATIONS.items() if "prune" in v))
     j = sub.add_parser("judge", help=judge.__doc__.split("\n")[0])
     j.add_argument("generation", type=int)
     j.add_argument("--nets", default=None, help="another weights file to judge")
@@ -302,7 +329,7 @@ def main(argv=None):
     s.add_argument("generation", type=int)
     args = p.parse_args(argv)
     steps = {"td": td, "positions": positions, "rollouts": rollouts, "fit": fit,
-             "judge": judge, "cube": cube, "ship": ship}
+             "prune": prune, "judge": judge, "cube": cube, "ship": ship}
     return steps[args.step](args)
 
 

@@ -151,10 +151,8 @@ def test_fastbg_bots_cube_and_evaluator_by_name():
     from fastbg.sim.bots import nply_spec
     from fastbg.sim.setup import resolve_cube
     assert nply_spec("fastbg-1ply").nets == "fastbg" and nply_spec("gnubg-1ply").nets == "gnubg"
-    with pytest.raises(ValueError, match="pruning nets"):
-        fastbg.tournament(["fastbg-1ply-prune", "pubeval"], 2)
-    t = fastbg.tournament(["fastbg", "fastbg-1ply", "pubeval"], 20, seed=3)
-    assert [b for b in t.names] == ["fastbg", "fastbg-1ply", "pubeval"]
+    t = fastbg.tournament(["fastbg", "fastbg-1ply", "fastbg-1ply-prune", "pubeval"], 20, seed=3)
+    assert [b for b in t.names] == ["fastbg", "fastbg-1ply", "fastbg-1ply-prune", "pubeval"]
     assert resolve_cube("fastbg").net is not None
     res = fastbg.play(20, ("fastbg", "pubeval"), seed=1, rules=fastbg.MoneyRules(),
                       cube=("fastbg", "race"))
@@ -212,6 +210,11 @@ def test_the_commands_say_which_networks_and_take_net(tmp_path):
     assert r.exit_code != 0 and "Traceback" not in r.output
     r = runner.invoke(main, ["hint", "4HPwATDgc/ABMA", "3-1", "--ply", "1", "--pruning-nets",
                              "--net", "fastbg"])
+    assert r.exit_code == 0 and "networks: fastbg" in r.output, r.output
+    bare = tmp_path / "bare.npz"                 # networks without pruning nets
+    save_weights(bare, new_net(seed=1), "x")
+    r = runner.invoke(main, ["hint", "4HPwATDgc/ABMA", "3-1", "--ply", "1", "--pruning-nets",
+                             "--net", str(bare)])
     assert r.exit_code == 1 and "no pruning nets" in r.output, r.output
 
 
@@ -312,3 +315,43 @@ def test_info_tells_which_networks():
     assert weights["fastbg"].endswith("fastbg.npz")
     assert weights["fastbg_version"].startswith("gen") and "games" in weights["fastbg_version"]
     assert weights["default"] == fastbg.default_net().name
+
+
+# ------------------------------------------------------------------ pruning nets
+
+@pytest.mark.parametrize("kind", sorted(BOARDS))
+def test_a_pruning_net_step_is_the_chain_rule(kind):
+    from fastbg.training.fit_kernels import prune_update
+    from fastbg.training.weights import new_prune
+    pnet = new_prune(seed=3)
+    ref = pnet._replace(w1=pnet.w1.copy(), b1=pnet.b1.copy(), w2=pnet.w2.copy(),
+                        b2=pnet.b2.copy())
+    target = np.array([0.3, 0.1, 0.0, 0.2, 0.01], np.float32)
+    k = prune_update(BOARDS[kind], target, 0.1, pnet, BO, K.scratch(), np.zeros(16, np.float32))
+    assert k == td_ref.prune_update(BOARDS[kind], target, 0.1, ref, BO) >= 0
+    _assert_same(pnet, ref, 2e-6)
+
+
+def test_fit_prune_gives_the_networks_pruning_nets(tmp_path):
+    from fastbg.evaluators.nets import GnubgNet, load_weights
+    from fastbg.sim.bots import nply_bot
+    from fastbg.training.supervised import candidate_positions, fit_prune, selfplay_positions
+    from fastbg.training.weights import load_prune
+    path = tmp_path / "nets.npz"
+    train_td(path, 1000, alpha=0.1, seed=1, chunk=1000)
+    assert load_weights(path).prune is None
+    save_weights(tmp_path / "bare.npz", load_net(path)[0], "bare")
+    boards = candidate_positions(selfplay_positions(path, 30, per_game=2, seed=1), seed=2)
+    assert len(boards) > 200
+    run = fit_prune(path, boards, epochs=4, alpha=0.05, seed=3)
+    assert run.train_error[-1] < run.train_error[0], run
+    weights = load_weights(path)
+    assert weights.prune is not None and load_prune(path) is not None
+    net = GnubgNet(weights)
+    with pytest.raises(ValueError, match="no pruning nets"):
+        nply_bot(1, net=fastbg.gnubg_net(tmp_path / "bare.npz"), prune=True)
+    bot = nply_bot(1, net=net, prune=True)               # now possible
+    res = fastbg.play(4, (bot, "pubeval"), seed=1)
+    assert res.n_games == 4
+    train_td(path, 1200, alpha=0.1, seed=1, chunk=200)   # TD keeps them
+    assert load_prune(path) is not None

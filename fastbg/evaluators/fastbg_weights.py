@@ -30,13 +30,18 @@ def is_weights_file(data):
 
 def read_weights(data, where):
     """(version, meta dict, {kind: (input function, w1, b1, w2, b2, beta)}) of fastbg's
-    weights file ``data`` (bytes); ValueError naming ``where`` when it is not one."""
+    weights file ``data`` (bytes); ValueError naming ``where`` when it is not one. The
+    pruning nets, where the file has them, come as kinds ``"prune race"``, ``"prune
+    crashed"`` and ``"prune contact"`` (input function ``"base"``: the 200 base inputs)."""
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             if str(z["format"]) != FORMAT_TAG:
                 raise ValueError(f"{where}: not a fastbg weights file")
             nets = {}
-            for kind in KINDS:
+            names = set(z.files)
+            kinds = KINDS + tuple(f"prune {k}" for k in KINDS
+                                  if f"prune {k}/inputs" in names)
+            for kind in kinds:
                 inputs = str(z[f"{kind}/inputs"])
                 if inputs:
                     nets[kind] = (inputs,) + tuple(

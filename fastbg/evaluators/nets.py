@@ -223,7 +223,7 @@ def _read_fastbg(p, data):
         vals = np.concatenate([w1.ravel(), w2.ravel(), b1.ravel(), b2.ravel()])
         nets.append((kind, ifunc, n_in, n_hid, w2.shape[0], float(beta[0]), float(beta[1]),
                      vals, where))
-    return version, nets
+    return version, nets       # the pruning nets as "prune race" ... (load_weights splits them)
 
 
 def _binary_order(data):

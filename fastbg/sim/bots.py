@@ -12,9 +12,9 @@ the mover) and plays the result it scores highest (the first one on ties).
   at that ply (:func:`nply_bot`; docs/engine.md section 4), as gnubg-nn plays it.
   ``"gnubg-1ply-prune"``, ``"gnubg-2ply-prune"``: as GNU Backgammon 1.x plays by default
   (its Normal move filter, its pruning nets inside the look-ahead): faster.
-* ``"fastbg"``, ``"fastbg-1ply"`` ...: the same bots on fastbg's own networks
-  (:func:`fastbg.evaluators.own_nets.fastbg_net`, shipped with the package; no pruning
-  nets yet, so no ``-prune`` variants).
+* ``"fastbg"``, ``"fastbg-1ply"``, ``"fastbg-1ply-prune"`` ...: the same bots on fastbg's
+  own networks (:func:`fastbg.evaluators.own_nets.fastbg_net`, shipped with the package,
+  pruning nets included).
 * ``"gnubg"``: GNU Backgammon's 0-ply cubeless choice, its networks evaluated inside the
   game kernel (:mod:`fastbg.evaluators.nets`; the weights come from the gnubg extra). A
   :class:`fastbg.evaluators.nets.GnubgNet` (or its ``.bot()``) plays the same with other weights.

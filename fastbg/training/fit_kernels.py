@@ -19,7 +19,9 @@ from fastbg import dice as _dice
 from fastbg.constants import BOARD_SIZE, MAX_RESULTS
 from fastbg.evaluators.gnubg_board_kernels import classify, to_gnubg
 from fastbg.evaluators.net_kernels import evaluate_rows_plain
-from fastbg.evaluators.net_tables import C_BEAROFF1, N_OUT, new_scratch
+from fastbg.evaluators.input_kernels import base_inputs
+from fastbg.evaluators.net_tables import C_BEAROFF1, C_RACE, N_OUT, new_scratch, sigmoid
+from fastbg.jit import HOT
 from fastbg.position import movegen as _mg
 from fastbg.sim.ply_kernels import flip_inplace, mover_checkers, start_game
 from fastbg.training.td_kernels import MAX_PLIES, _best, td_update
@@ -91,6 +93,75 @@ def fit_epoch(boards, targets, order, alpha, net, bo, errors):
     for t in range(order.shape[0]):
         i = order[t]
         k = td_update(boards[i], targets[i], alpha, net, bo, scr, grad_h)
+        if k < 0:
+            errors[t] = np.nan
+        else:
+            errors[t] = abs(np.float64(targets[i, 0]) - np.float64(scr.out[0]))
+
+
+@njit(**HOT)
+def prune_update(board, target, alpha, pnet, bo, scr, grad_h):
+    """:func:`fastbg.training.td_kernels.td_update` for the pruning nets: the net of the
+    board's class (race, crashed or contact; -1 and nothing learnt for the others) on the
+    200 base inputs, ``pnet`` (w1 float32[3, 200, H], b1 [3, H], w2 [3, 5, H], b2 [3, 5],
+    beta [3, 2], n_hid int64[3], as :class:`fastbg.evaluators.prune_kernels.PruneNet`
+    without its encoding sums) moved towards ``target``. scr.out holds the outputs
+    before the step."""
+    gb, inp, nz, hidden, out = scr.gb, scr.inp, scr.nz, scr.hidden, scr.out
+    to_gnubg(board, gb)
+    pc = classify(gb, bo.binom)
+    if pc < C_RACE:
+        return -1
+    k = pc - C_RACE
+    n_nz = base_inputs(gb, inp, nz)
+    nh = pnet.n_hid[k]
+    w1, b1, w2, b2 = pnet.w1[k], pnet.b1[k], pnet.w2[k], pnet.b2[k]
+    beta_h = pnet.beta[k, 0]
+    beta_o = pnet.beta[k, 1]
+    for j in range(nh):
+        hidden[j] = b1[j]
+    for t in range(n_nz):
+        i = nz[t]
+        x = inp[i]
+        for j in range(nh):
+            hidden[j] += w1[i, j] * x
+    for j in range(nh):
+        hidden[j] = sigmoid(-beta_h * hidden[j])
+    for o in range(N_OUT):
+        z = b2[o]
+        for j in range(nh):
+            z += w2[o, j] * hidden[j]
+        out[o] = sigmoid(-beta_o * z)
+    for j in range(nh):
+        grad_h[j] = 0.0
+    for o in range(N_OUT):
+        d = np.float32(alpha * beta_o * (target[o] - out[o]))
+        for j in range(nh):
+            grad_h[j] += d * w2[o, j]
+        for j in range(nh):
+            w2[o, j] += d * hidden[j]
+        b2[o] += d
+    for j in range(nh):
+        h = hidden[j]
+        grad_h[j] *= beta_h * h * (np.float32(1.0) - h)
+    for t in range(n_nz):
+        i = nz[t]
+        x = inp[i]
+        for j in range(nh):
+            w1[i, j] += grad_h[j] * x
+    for j in range(nh):
+        b1[j] += grad_h[j]
+    return k
+
+
+@njit(nogil=True, cache=True)
+def prune_fit_epoch(boards, targets, order, alpha, pnet, bo, errors):
+    """:func:`fit_epoch` for the pruning nets (:func:`prune_update`)."""
+    scr = new_scratch()
+    grad_h = np.zeros(pnet.w1.shape[2], np.float32)
+    for t in range(order.shape[0]):
+        i = order[t]
+        k = prune_update(boards[i], targets[i], alpha, pnet, bo, scr, grad_h)
         if k < 0:
             errors[t] = np.nan
         else:

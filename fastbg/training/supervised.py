@@ -19,7 +19,7 @@ from fastbg.constants import BOARD_SIZE, START
 from fastbg.evaluators import bearoff as _bearoff
 from fastbg.position.ids import board_from_position_id
 from fastbg.training import fit_kernels as _fit
-from fastbg.training.weights import load_net, save_weights
+from fastbg.training.weights import load_net, load_prune, new_prune, save_weights
 
 
 def selfplay_positions(path, games, per_game=2, seed=0, game0=0):
@@ -102,6 +102,7 @@ def fit_positions(path, source, epochs=4, alpha=0.01, seed=0, holdout=0.1, note=
         raise ValueError(f"holdout is a share in [0, 1) (got {holdout!r})")
     boards, targets = _targets(source)
     net, version, meta = load_net(path)
+    prune = load_prune(path)
     bo = _bearoff.tables()
     rng = np.random.default_rng(seed)
     perm = rng.permutation(len(boards))
@@ -123,7 +124,59 @@ def fit_positions(path, source, epochs=4, alpha=0.01, seed=0, holdout=0.1, note=
         if note:
             segment["note"] = note
         meta = dict(meta, segments=meta.get("segments", []) + [segment])
-        save_weights(path, net, version, meta)
+        save_weights(path, net, version, meta, prune)
+    run.seconds = time.perf_counter() - t0
+    return run
+
+
+def candidate_positions(boards, seed=0):
+    """What a roll's pruning step scores: for each board (player on roll) a roll drawn
+    from ``seed`` and every legal result of it, turned to the opponent's view (int8
+    (m, 26)); finished games left out."""
+    from fastbg.position.board import flip
+    from fastbg.position.moves import legal_moves
+    rng = np.random.default_rng(seed)
+    out = []
+    for b, (d1, d2) in zip(boards, rng.integers(1, 7, (len(boards), 2))):
+        for r in legal_moves(b, (int(d1), int(d2))):
+            if (r[1:] > 0).any():
+                out.append(flip(r))
+    return np.array(out, np.int8).reshape(-1, BOARD_SIZE)
+
+
+def fit_prune(path, boards, epochs=4, alpha=0.05, seed=0, hidden=None, note=None):
+    """Train the pruning nets of weights file ``path`` (fresh ones of ``hidden`` units,
+    default 16, when it has none) to give what its networks give at 0-ply on ``boards``
+    (int8 (m, 26), the player on roll; say :func:`candidate_positions` of self-play
+    positions): fastbg's own figures, nothing else's. ``epochs`` passes at rate
+    ``alpha`` in orders drawn from ``seed``; saved after each, with a record in the meta.
+    Returns a :class:`FitRun` (its errors those of the win output, nothing held out)."""
+    from fastbg.evaluators.nets import GnubgNet, load_weights
+    if not (alpha > 0 and np.isfinite(alpha)):
+        raise ValueError(f"alpha must be a positive number (got {alpha!r})")
+    boards = np.ascontiguousarray(boards, np.int8)
+    targets = GnubgNet(load_weights(path)).probabilities(boards).astype(np.float32)
+    net, version, meta = load_net(path)
+    prune = load_prune(path)
+    if prune is None or (hidden is not None and int(prune.n_hid[0]) != hidden):
+        prune = new_prune(hidden or 16, seed)
+    bo = _bearoff.tables()
+    rng = np.random.default_rng(seed)
+    run = FitRun(str(path), len(boards), 0)
+    t0 = time.perf_counter()
+    for _ in range(int(epochs)):
+        order = rng.permutation(len(boards)).astype(np.int64)
+        errors = np.zeros(len(order))
+        _fit.prune_fit_epoch(boards, targets, order, float(alpha), prune, bo, errors)
+        run.train_error.append(float(np.nanmean(errors)) if len(errors) else float("nan"))
+        segment = {"method": "prune-distillation", "positions": len(boards),
+                   "epoch": len(run.train_error), "alpha": alpha, "seed": seed,
+                   "train_error": round(run.train_error[-1], 5),
+                   "seconds": round(time.perf_counter() - t0, 1)}
+        if note:
+            segment["note"] = note
+        meta = dict(meta, segments=meta.get("segments", []) + [segment])
+        save_weights(path, net, version, meta, prune)
     run.seconds = time.perf_counter() - t0
     return run
 

@@ -18,7 +18,7 @@ from fastbg.constants import START
 from fastbg.evaluators import bearoff as _bearoff
 from fastbg.progress import progress_bar
 from fastbg.training import td_kernels as _td
-from fastbg.training.weights import HIDDEN, load_net, new_net, save_weights
+from fastbg.training.weights import HIDDEN, load_net, load_prune, new_net, save_weights
 
 KIND_NAMES = ("race", "crashed", "contact")
 
@@ -57,8 +57,10 @@ def train_td(path, games, *, alpha=0.1, seed=1, hidden=HIDDEN, init_seed=0, chun
         raise ValueError(f"games must be >= 0 and chunk >= 1 (got {games}, {chunk})")
     if not (alpha > 0 and np.isfinite(alpha)):
         raise ValueError(f"alpha must be a positive number (got {alpha!r})")
+    prune = None
     if os.path.exists(path):
         net, version_was, meta = load_net(path)
+        prune = load_prune(path)                 # kept as they are (they are not trained here)
         if meta.get("seed") != seed:
             raise ValueError(f"{path} was trained with seed {meta.get('seed')}, not {seed}: "
                              f"pass seed={meta.get('seed')} to continue it")
@@ -82,14 +84,14 @@ def train_td(path, games, *, alpha=0.1, seed=1, hidden=HIDDEN, init_seed=0, chun
             n = min(chunk, games - done)
             _td.td_games(seed, done, n, float(alpha), start, net, bo, stats)
             done += n
-            _save(path, net, version, meta, done, first, alpha, stats, t0, note)
+            _save(path, net, version, meta, done, first, alpha, stats, t0, note, prune)
             bar.update(n)
     except KeyboardInterrupt:
         partial = True
     finally:
         bar.close()
     if done == first:
-        _save(path, net, version, meta, done, first, alpha, stats, t0, note)
+        _save(path, net, version, meta, done, first, alpha, stats, t0, note, prune)
     return _report(path, done, first, stats, time.perf_counter() - t0, partial)
 
 
@@ -101,7 +103,7 @@ def _td_errors(stats):
     return out
 
 
-def _save(path, net, version, meta, done, first, alpha, stats, t0, note):
+def _save(path, net, version, meta, done, first, alpha, stats, t0, note, prune):
     """The weights and the run so far: this call's segment replaced as it grows."""
     segment = {"games_from": first, "games_to": done, "alpha": alpha,
                "seconds": round(time.perf_counter() - t0, 1),
@@ -111,7 +113,7 @@ def _save(path, net, version, meta, done, first, alpha, stats, t0, note):
         segment["note"] = note
     segments = [s for s in meta["segments"] if s.get("games_from") != first]
     meta = dict(meta, games=done, segments=segments + ([segment] if done > first else []))
-    save_weights(path, net, version, meta)
+    save_weights(path, net, version, meta, prune)
     return meta
 
 

@@ -130,3 +130,33 @@ def selfplay_positions(seed, games, per_game, net, bo):
             seen[j], seen[r] = seen[r], seen[j]
             kept.append(seen[j])
     return np.array(kept, np.int8).reshape(-1, 26)
+
+
+def prune_update(board, target, alpha, pnet, bo):
+    """One step of a pruning net (fastbg/training/fit_kernels.py's ``prune_update``): the
+    net of the board's class on the 200 base inputs, the chain rule in float64."""
+    from fastbg.evaluators.input_kernels import base_inputs
+    from fastbg.evaluators.net_tables import C_RACE
+    gb = np.zeros((2, 25), np.int64)
+    to_gnubg(board, gb)
+    pc = classify(gb, bo.binom)
+    if pc < C_RACE:
+        return -1
+    k = pc - C_RACE
+    inp = np.zeros(K.MAX_INPUTS, np.float32)
+    nz = np.zeros(K.MAX_INPUTS, np.int64)
+    base_inputs(gb, inp, nz)
+    h = int(pnet.n_hid[k])
+    x = inp[:200].astype(np.float64)
+    w1, b1 = pnet.w1[k, :, :h].astype(np.float64), pnet.b1[k, :h].astype(np.float64)
+    w2, b2 = pnet.w2[k, :, :h].astype(np.float64), pnet.b2[k].astype(np.float64)
+    beta_h, beta_o = float(pnet.beta[k, 0]), float(pnet.beta[k, 1])
+    hidden = np.array([_sig(-beta_h * s) for s in b1 + x @ w1])
+    out = np.array([_sig(-beta_o * s) for s in b2 + w2 @ hidden])
+    d_out = alpha * beta_o * (np.asarray(target, np.float64) - out)
+    d_hidden = (w2.T @ d_out) * beta_h * hidden * (1.0 - hidden)
+    pnet.w2[k, :, :h] += np.outer(d_out, hidden).astype(np.float32)
+    pnet.b2[k] += d_out.astype(np.float32)
+    pnet.w1[k, :, :h] += np.outer(x, d_hidden).astype(np.float32)
+    pnet.b1[k, :h] += d_hidden.astype(np.float32)
+    return k
