@@ -24,7 +24,7 @@ from fastbg.evaluators.net_tables import C_BEAROFF1, C_RACE, N_OUT, new_scratch,
 from fastbg.jit import HOT
 from fastbg.position import movegen as _mg
 from fastbg.sim.ply_kernels import flip_inplace, mover_checkers, start_game
-from fastbg.training.td_kernels import MAX_PLIES, _best, td_update
+from fastbg.training.td_kernels import MAX_PLIES, _best, backward_step, td_update
 
 # The random stream of the draws of positions (apart from the dice's turns).
 DRAW_TURN0 = 1 << 20
@@ -132,25 +132,8 @@ def prune_update(board, target, alpha, pnet, bo, scr, grad_h):
         for j in range(nh):
             z += w2[o, j] * hidden[j]
         out[o] = sigmoid(-beta_o * z)
-    for j in range(nh):
-        grad_h[j] = 0.0
-    for o in range(N_OUT):
-        d = np.float32(alpha * beta_o * (target[o] - out[o]))
-        for j in range(nh):
-            grad_h[j] += d * w2[o, j]
-        for j in range(nh):
-            w2[o, j] += d * hidden[j]
-        b2[o] += d
-    for j in range(nh):
-        h = hidden[j]
-        grad_h[j] *= beta_h * h * (np.float32(1.0) - h)
-    for t in range(n_nz):
-        i = nz[t]
-        x = inp[i]
-        for j in range(nh):
-            w1[i, j] += grad_h[j] * x
-    for j in range(nh):
-        b1[j] += grad_h[j]
+    backward_step(w1, b1, w2, b2, beta_h, beta_o, nh, inp, nz, n_nz, hidden, out, target,
+                  alpha, grad_h)
     return k
 
 

@@ -60,24 +60,14 @@ def invert_into(p, out):
     out[OUT_LBG] = p[OUT_WBG]
 
 
-@njit(**HOT)
-def td_update(board, target, alpha, net, bo, scr, grad_h):
-    """Move the networks' outputs for interchange ``board`` (player on roll) towards
-    ``target`` (float32[5]); returns the net updated (NET_*), or -1 for a position of
-    the bear-off tables (nothing learnt). ``grad_h`` float32 scratch of the hidden width;
-    ``scr`` a :func:`fastbg.evaluators.net_tables.new_scratch`."""
-    gb, inp, nz, hidden, out = scr.gb, scr.inp, scr.nz, scr.hidden, scr.out
-    to_gnubg(board, gb)
-    pc = classify(gb, bo.binom)
-    if pc <= C_BEAROFF1:
-        return -1
-    k = _net_of(pc, net.n_in)
-    n_nz = inputs_into(net.ifunc[k], gb, inp, nz)
-    forward(net, k, inp, nz, n_nz, hidden, out)
-    nh = net.n_hid[k]
-    w1, b1, w2, b2 = net.w1[k], net.b1[k], net.w2[k], net.b2[k]
-    beta_h = net.beta[k, 0]
-    beta_o = net.beta[k, 1]
+@njit(**INNER)
+def backward_step(w1, b1, w2, b2, beta_h, beta_o, nh, inp, nz, n_nz, hidden, out, target,
+                  alpha, grad_h):
+    """One net's step towards ``target`` after its forward pass: ``hidden`` its ``nh``
+    hidden units (sigmoids), ``out`` its outputs, inputs inp[nz[:n_nz]] the non-zero ones.
+    Each output's logit moves by alpha beta_o (target - out) (the cross-entropy's
+    gradient), back-propagated through the hidden sigmoids (beta_h) with the output
+    weights as they were before their own step; ``grad_h`` float32 scratch."""
     for j in range(nh):
         grad_h[j] = 0.0
     for o in range(N_OUT):
@@ -98,6 +88,24 @@ def td_update(board, target, alpha, net, bo, scr, grad_h):
             row[j] += grad_h[j] * x
     for j in range(nh):
         b1[j] += grad_h[j]
+
+
+@njit(**HOT)
+def td_update(board, target, alpha, net, bo, scr, grad_h):
+    """Move the networks' outputs for interchange ``board`` (player on roll) towards
+    ``target`` (float32[5]); returns the net updated (NET_*), or -1 for a position of
+    the bear-off tables (nothing learnt). ``grad_h`` float32 scratch of the hidden width;
+    ``scr`` a :func:`fastbg.evaluators.net_tables.new_scratch`."""
+    gb, inp, nz, hidden, out = scr.gb, scr.inp, scr.nz, scr.hidden, scr.out
+    to_gnubg(board, gb)
+    pc = classify(gb, bo.binom)
+    if pc <= C_BEAROFF1:
+        return -1
+    k = _net_of(pc, net.n_in)
+    n_nz = inputs_into(net.ifunc[k], gb, inp, nz)
+    forward(net, k, inp, nz, n_nz, hidden, out)
+    backward_step(net.w1[k], net.b1[k], net.w2[k], net.b2[k], net.beta[k, 0], net.beta[k, 1],
+                  net.n_hid[k], inp, nz, n_nz, hidden, out, target, alpha, grad_h)
     return k
 
 
