@@ -376,10 +376,9 @@ def _given(positions, n_cands, within, ply, threads):
 def bot_network(bot):
     """The evaluator of the networks a bot plays with, as rollouts take it: ``"gnubg"`` or
     ``"fastbg"`` for a bot's name, the net itself for a net; None for a bot without one."""
-    from fastbg.sim.bots import gnubg_net_of, nply_spec
-    from fastbg.sim.setup import net_family
+    from fastbg.sim.bots import NET_FAMILIES, gnubg_net_of, net_family, nply_spec
     if isinstance(bot, str):
-        if nply_spec(bot) is not None or bot.strip().lower() in ("gnubg", "fastbg"):
+        if nply_spec(bot) is not None or bot.strip().lower() in NET_FAMILIES:
             return net_family(bot)
         return None
     try:

@@ -52,6 +52,12 @@ BUILTIN = {"random": _pol.RANDOM, "pubeval": _pol.PUBEVAL, "greedy": _pol.GREEDY
 NET_FAMILIES = ("gnubg", "fastbg")
 
 
+def net_family(name):
+    """Whose networks a bot's or cube strategy's name plays: "fastbg" for ``"fastbg"``,
+    ``"fastbg-1ply"`` ..., else "gnubg"."""
+    return "fastbg" if name.strip().lower().startswith("fastbg") else "gnubg"
+
+
 @lru_cache(maxsize=1)
 def pubeval_weights():
     """pubeval's weights from the package data: ``{"race": [...122], "contact": [...122]}``."""

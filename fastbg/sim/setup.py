@@ -207,11 +207,6 @@ def gnubg_cube_ply(strategy):
     return _bots.nply_ply(strategy)
 
 
-def net_family(name):
-    """Whose networks a bot's or cube strategy's name plays: "fastbg" for ``"fastbg"``,
-    ``"fastbg-1ply"`` ..., else "gnubg"."""
-    return "fastbg" if name.strip().lower().startswith("fastbg") else "gnubg"
-
 
 def resolve_cube(strategy):
     """The :class:`~fastbg.cube.strategies.ResolvedCube` of a cube strategy: an engine's
@@ -223,7 +218,7 @@ def resolve_cube(strategy):
         strategy = _engines.engine_cube(strategy)
     ply = gnubg_cube_ply(strategy)
     if ply is not None:
-        strategy = _bots.gnubg_net_of(net_family(strategy)).cube(ply=ply)
+        strategy = _bots.gnubg_net_of(_bots.net_family(strategy)).cube(ply=ply)
     return _cubes.resolve(strategy)
 
 

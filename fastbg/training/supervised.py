@@ -114,19 +114,27 @@ def fit_positions(path, source, epochs=4, alpha=0.01, seed=0, holdout=0.1, note=
         order = rng.permutation(train).astype(np.int64)
         errors = np.zeros(len(order))
         _fit.fit_epoch(boards, targets, order, float(alpha), net, bo, errors)
-        run.train_error.append(float(np.nanmean(errors)) if len(errors) else float("nan"))
         run.holdout_error.append(_holdout_error(net, bo, boards, targets, test))
-        segment = {"method": "supervised", "positions": len(train), "held_out": n_out,
-                   "epoch": len(run.train_error), "alpha": alpha, "seed": seed,
-                   "train_error": round(run.train_error[-1], 5),
-                   "holdout_error": round(run.holdout_error[-1], 5),
-                   "seconds": round(time.perf_counter() - t0, 1)}
-        if note:
-            segment["note"] = note
-        meta = dict(meta, segments=meta.get("segments", []) + [segment])
-        save_weights(path, net, version, meta, prune)
+        meta = _save_epoch(path, net, version, meta, prune, run, errors, t0, note, {
+            "method": "supervised", "positions": len(train), "held_out": n_out,
+            "alpha": alpha, "seed": seed, "holdout_error": round(run.holdout_error[-1], 5)})
     run.seconds = time.perf_counter() - t0
     return run
+
+
+def _save_epoch(path, net, version, meta, prune, run, errors, t0, note, segment):
+    """After an epoch: its mean error of the win output into ``run.train_error``, and the
+    networks saved with the epoch's record (``segment`` and the common fields) added to
+    the meta, which is returned."""
+    run.train_error.append(float(np.nanmean(errors)) if len(errors) else float("nan"))
+    segment = dict(segment, epoch=len(run.train_error),
+                   train_error=round(run.train_error[-1], 5),
+                   seconds=round(time.perf_counter() - t0, 1))
+    if note:
+        segment["note"] = note
+    meta = dict(meta, segments=meta.get("segments", []) + [segment])
+    save_weights(path, net, version, meta, prune)
+    return meta
 
 
 def candidate_positions(boards, seed=0):
@@ -168,15 +176,9 @@ def fit_prune(path, boards, epochs=4, alpha=0.05, seed=0, hidden=None, note=None
         order = rng.permutation(len(boards)).astype(np.int64)
         errors = np.zeros(len(order))
         _fit.prune_fit_epoch(boards, targets, order, float(alpha), prune, bo, errors)
-        run.train_error.append(float(np.nanmean(errors)) if len(errors) else float("nan"))
-        segment = {"method": "prune-distillation", "positions": len(boards),
-                   "epoch": len(run.train_error), "alpha": alpha, "seed": seed,
-                   "train_error": round(run.train_error[-1], 5),
-                   "seconds": round(time.perf_counter() - t0, 1)}
-        if note:
-            segment["note"] = note
-        meta = dict(meta, segments=meta.get("segments", []) + [segment])
-        save_weights(path, net, version, meta, prune)
+        meta = _save_epoch(path, net, version, meta, prune, run, errors, t0, note, {
+            "method": "prune-distillation", "positions": len(boards), "alpha": alpha,
+            "seed": seed})
     run.seconds = time.perf_counter() - t0
     return run
 

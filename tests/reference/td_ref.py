@@ -33,6 +33,14 @@ def update(board, target, alpha, net, bo):
     K.inputs_into(net.ifunc[k], gb, inp, nz)
     n, h = int(net.n_in[k]), int(net.n_hid[k])
     x = inp[:n].astype(np.float64)
+    _chain_rule(net, k, n, h, x, target, alpha)
+    return k
+
+
+def _chain_rule(net, k, n, h, x, target, alpha):
+    """Net ``k`` of ``net`` (arrays w1, b1, w2, b2, beta; n inputs, h hidden units) on
+    inputs ``x``, moved towards ``target``: the forward pass in float64 with gnubg's
+    sigmoid, then the cross-entropy's gradient written out, applied in place."""
     w1, b1 = net.w1[k, :n, :h].astype(np.float64), net.b1[k, :h].astype(np.float64)
     w2, b2 = net.w2[k, :, :h].astype(np.float64), net.b2[k].astype(np.float64)
     beta_h, beta_o = float(net.beta[k, 0]), float(net.beta[k, 1])
@@ -45,7 +53,6 @@ def update(board, target, alpha, net, bo):
     net.b2[k] += d_out.astype(np.float32)
     net.w1[k, :n, :h] += np.outer(x, d_hidden).astype(np.float32)
     net.b1[k, :h] += d_hidden.astype(np.float32)
-    return k
 
 
 def _mover_equity(p):
@@ -146,17 +153,5 @@ def prune_update(board, target, alpha, pnet, bo):
     inp = np.zeros(K.MAX_INPUTS, np.float32)
     nz = np.zeros(K.MAX_INPUTS, np.int64)
     base_inputs(gb, inp, nz)
-    h = int(pnet.n_hid[k])
-    x = inp[:200].astype(np.float64)
-    w1, b1 = pnet.w1[k, :, :h].astype(np.float64), pnet.b1[k, :h].astype(np.float64)
-    w2, b2 = pnet.w2[k, :, :h].astype(np.float64), pnet.b2[k].astype(np.float64)
-    beta_h, beta_o = float(pnet.beta[k, 0]), float(pnet.beta[k, 1])
-    hidden = np.array([_sig(-beta_h * s) for s in b1 + x @ w1])
-    out = np.array([_sig(-beta_o * s) for s in b2 + w2 @ hidden])
-    d_out = alpha * beta_o * (np.asarray(target, np.float64) - out)
-    d_hidden = (w2.T @ d_out) * beta_h * hidden * (1.0 - hidden)
-    pnet.w2[k, :, :h] += np.outer(d_out, hidden).astype(np.float32)
-    pnet.b2[k] += d_out.astype(np.float32)
-    pnet.w1[k, :, :h] += np.outer(x, d_hidden).astype(np.float32)
-    pnet.b1[k, :h] += d_hidden.astype(np.float32)
+    _chain_rule(pnet, k, 200, int(pnet.n_hid[k]), inp[:200].astype(np.float64), target, alpha)
     return k
