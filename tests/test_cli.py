@@ -267,8 +267,12 @@ def test_info_json_reports_the_cache_and_the_extras(tmp_path, monkeypatch):
     assert {k: v["installed"] for k, v in rec["extras"].items()} == {
         e.name: is_installed(e.name) for e in EXTRAS}
     assert rec["cpu"] and rec["threads"] >= 1
+    from fastbg.evaluators import cpu_variants
+    assert rec["kernels"]["compress_store"] == cpu_variants.COMPRESS
+    assert rec["kernels"]["avx512"] == cpu_variants.HAS_AVX512
     text = run("info")
     assert text.exit_code == 0 and str(tmp_path / "numba") in text.output
+    assert f"the {cpu_variants.COMPRESS!r} compressing store" in text.output
 
 
 def test_info_clear_cache_removes_this_install_only(tmp_path, monkeypatch):

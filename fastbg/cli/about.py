@@ -195,7 +195,7 @@ def info_record():
     """What ``fastbg info`` prints, as a dict (also its --json)."""
     import llvmlite.binding as llvm
     import fastbg
-    from fastbg.evaluators import simd
+    from fastbg.evaluators import cpu_variants as variants, simd
     from fastbg.evaluators.bearoff import _cache_file
     from fastbg.evaluators.nets import default_weights_path
     from fastbg.evaluators.own_nets import gnubg_installed, shipped_weights_path
@@ -225,7 +225,8 @@ def info_record():
                     else None, "fastbg_version": _own_version(),
                     "default": "gnubg" if gnubg_installed() else "fastbg"},
         "kernels": {"target_cpu": numba.config.CPU_NAME or llvm.get_host_cpu_name(),
-                    "avx512": bool(llvm.get_host_cpu_features().get("avx512f", False)),
+                    "avx512": variants.HAS_AVX512,
+                    "compress_store": variants.COMPRESS,
                     "network_hidden_layer": f"{simd.LANES}-lane float32 vectors",
                     "sigmoid_table": "vector permutes (AVX-512)" if simd.TABLE_BY_PERMUTES
                     else "gathers (portable)",
@@ -277,7 +278,8 @@ def info_command(as_json, clear_cache):
         ("bear-off tables", f"{rec['bearoff_tables']['path']} "
                             f"({'present' if rec['bearoff_tables']['present'] else 'made on first use'})"),
         ("kernels", f"for {k['target_cpu']}, AVX-512 {'yes' if k['avx512'] else 'no'}; "
-                    f"network sigmoids by {k['sigmoid_table']}"
+                    f"network sigmoids by {k['sigmoid_table']}; input lists packed by "
+                    f"the {k['compress_store']!r} compressing store"
                     + ("; JIT DISABLED" if k["jit_disabled"] else "")),
         ("gnubg weights", rec["weights"]["gnubg"] or f"none ({install_command('gnubg')})"),
         ("fastbg weights", (f"{rec['weights']['fastbg']} ({rec['weights']['fastbg_version']})"

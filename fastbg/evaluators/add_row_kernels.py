@@ -11,10 +11,10 @@ sums them.
 import numpy as np
 from llvmlite import ir
 from numba import config, njit, types
-from numba.core import cgutils
 from numba.core.extending import intrinsic
 
 from fastbg.constants import CHECKERS
+from fastbg.evaluators.cpu_variants import compress_store
 from fastbg.evaluators.input_tables import (
     BASE_INPUTS, INV_6, INV_24, INV_36, I_ACONTAIN, I_ACONTAIN2, I_BACK_ANCHOR,
     I_BACK_CHEQUER, I_BACKESCAPES, I_BACKG, I_BACKG1, I_BACKRESCAPES, I_CONTAIN, I_CONTAIN2,
@@ -89,12 +89,12 @@ _CHUNKS = ((0, 0), (16, 0), (32, 0), (34, 14))      # (first feature, first lane
 FEATURE_LANES = 16
 
 
-def _make_feature_entries():
+def _make_feature_entries(variant=None):
     """The intrinsic ``entries(inp, nz, contact250) -> n`` of :func:`feature_entries`: per
     16-lane chunk of the 50 features, each entry computed as the scalar loop does (the
     code's float32 multiply and add, then the conversion), the non-zero features' entries
-    packed into nz by one compressing store (AVX-512 ``vpcompressq``; expanded elsewhere)
-    and counted by a popcount of the mask: no loop over features, no branch."""
+    packed into nz by one compressing store (:func:`compress_store`, the CPU's
+    ``variant``) and counted: no loop over features, no branch."""
     @intrinsic
     def entries(typingctx, inp, nz, contact250):
         if not (isinstance(inp, types.Array) and inp.ndim == 1 and inp.layout == "C"
@@ -110,14 +110,9 @@ def _make_feature_entries():
             flag = context.cast(builder, args[2], signature.args[2], types.boolean)
             flag = builder.trunc(flag, ir.IntType(1)) if flag.type != ir.IntType(1) else flag
             lanes = FEATURE_LANES
-            i1, i16, i32, i64 = (ir.IntType(n) for n in (1, 16, 32, 64))
+            i1, i32, i64 = (ir.IntType(n) for n in (1, 32, 64))
             f32 = ir.FloatType()
             fv, iv, lv, bv = (ir.VectorType(t, lanes) for t in (f32, i32, i64, i1))
-            compress = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(ir.VoidType(), [lv, i64.as_pointer(), bv]),
-                "llvm.masked.compressstore.v16i64")
-            ctpop = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i16, [i16]),
-                                                   "llvm.ctpop.i16")
             u = ir.Constant(i64, 0)
             for first, keep_from in _CHUNKS:
                 js = [first + q for q in range(lanes)]
@@ -143,10 +138,9 @@ def _make_feature_entries():
                 mask = builder.fcmp_unordered("!=", x, ir.Constant(fv, [0.0] * lanes))
                 mask = builder.and_(mask, ir.Constant(bv, [int(q >= keep_from)
                                                            for q in range(lanes)]))
-                dst = builder.gep(nz_arr.data, [u])
-                builder.call(compress, [builder.sext(entry, lv), dst, mask])
-                n = builder.call(ctpop, [builder.bitcast(mask, i16)])
-                u = builder.add(u, builder.zext(n, i64))
+                n = compress_store(builder, builder.sext(entry, lv),
+                                   builder.gep(nz_arr.data, [u]), mask, variant)
+                u = builder.add(u, n)
             return u
 
         return sig, codegen
@@ -154,22 +148,25 @@ def _make_feature_entries():
     return entries
 
 
+def feature_entries_loop(inp, nz, contact250):
+    """:func:`contact_features`' list: the non-zero features of inp[200:250] in input
+    order, each as its index (multiplied) or its product row (added); returns how many.
+    The loop the vector code replaces: its reference, and the code without the JIT."""
+    u = 0
+    scale = FEATURE_SCALE[int(contact250)]
+    for j in range(2 * MORE_INPUTS):
+        i = BASE_INPUTS + j
+        code = int(np.float32(np.float32(inp[i + FEATURE_SRC[j]] * scale[j])
+                              + FEATURE_OFFSET[j]))
+        r = FEATURE_ROW[j]
+        if inp[i] != 0.0:
+            nz[u] = i if r < 0 else r + code
+            u += 1
+    return u
+
+
 if config.DISABLE_JIT:
-    def feature_entries(inp, nz, contact250):
-        """:func:`contact_features`' list: the non-zero features of inp[200:250] in input
-        order, each as its index (multiplied) or its product row (added); returns how
-        many (the loop the vector code replaces)."""
-        u = 0
-        scale = FEATURE_SCALE[int(contact250)]
-        for j in range(2 * MORE_INPUTS):
-            i = BASE_INPUTS + j
-            code = int(np.float32(np.float32(inp[i + FEATURE_SRC[j]] * scale[j])
-                                  + FEATURE_OFFSET[j]))
-            r = FEATURE_ROW[j]
-            if inp[i] != 0.0:
-                nz[u] = i if r < 0 else r + code
-                u += 1
-        return u
+    feature_entries = feature_entries_loop
 else:
     feature_entries = _make_feature_entries()
 
@@ -250,12 +247,20 @@ def _point_adds(gb, s, adds, c):
 _POINT_CHUNK = 8
 
 
-@intrinsic
-def _point_adds_intrinsic(typingctx, gb, s, adds, c):
+def _make_point_adds(variant=None):
+    """The intrinsic ``point_adds(gb, s, adds, c) -> c`` of :func:`point_adds_lanes`, with
+    the compressing store of ``variant`` (:func:`compress_store`)."""
+    @intrinsic
+    def point_adds(typingctx, gb, s, adds, c):
+        return _point_adds_typed(gb, s, adds, c, variant)
+    return point_adds
+
+
+def _point_adds_typed(gb, s, adds, c, variant):
     """:func:`_point_adds` as three chunks of 8 points: each point's two rows computed
     in vector lanes, interleaved, and the ones its count keeps packed into adds by one
-    compressing store (AVX-512 ``vpcompressq``), counted by a popcount: no loop, no
-    table, no chain through the count from point to point."""
+    compressing store (:func:`compress_store`), counted: no loop, no table, no chain
+    through the count from point to point. Returns (signature, codegen) or None."""
     if not (isinstance(gb, types.Array) and gb.ndim == 2 and gb.layout == "C"
             and gb.dtype == types.int64 and isinstance(adds, types.Array) and adds.ndim == 1
             and adds.layout == "C" and adds.dtype == types.int64
@@ -266,17 +271,11 @@ def _point_adds_intrinsic(typingctx, gb, s, adds, c):
     def codegen(context, builder, signature, args):
         gb_arr = context.make_array(signature.args[0])(context, builder, args[0])
         add_arr = context.make_array(signature.args[2])(context, builder, args[2])
-        i1, i16, i64 = ir.IntType(1), ir.IntType(16), ir.IntType(64)
+        i64 = ir.IntType(64)
         n = _POINT_CHUNK
-        v8, v16 = ir.VectorType(i64, n), ir.VectorType(i64, 2 * n)
-        b16 = ir.VectorType(i1, 2 * n)
+        v8 = ir.VectorType(i64, n)
         side = context.cast(builder, args[1], signature.args[1], types.int64)
         u = context.cast(builder, args[3], signature.args[3], types.int64)
-        compress = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [v16, i64.as_pointer(), b16]),
-            "llvm.masked.compressstore.v16i64")
-        ctpop = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i16, [i16]),
-                                               "llvm.ctpop.i16")
 
         def c(v):
             return ir.Constant(v8, v if isinstance(v, list) else [v] * n)
@@ -305,9 +304,8 @@ def _point_adds_intrinsic(typingctx, gb, s, adds, c):
             keep2 = builder.icmp_signed(">", nc, c(3))
             rows = builder.shuffle_vector(first, second, interleave)
             mask = builder.shuffle_vector(keep1, keep2, interleave)
-            builder.call(compress, [rows, builder.gep(add_arr.data, [u]), mask])
-            k = builder.call(ctpop, [builder.bitcast(mask, i16)])
-            u = builder.add(u, builder.zext(k, i64))
+            u = builder.add(u, compress_store(builder, rows, builder.gep(add_arr.data, [u]),
+                                              mask, variant))
         return u
 
     return sig, codegen
@@ -316,7 +314,7 @@ def _point_adds_intrinsic(typingctx, gb, s, adds, c):
 if config.DISABLE_JIT:
     point_adds_lanes = _point_adds          # the loop: no intrinsics without the JIT
 else:
-    point_adds_lanes = _point_adds_intrinsic
+    point_adds_lanes = _make_point_adds()
 
 
 @njit(**HOT)

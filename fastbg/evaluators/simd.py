@@ -17,6 +17,7 @@ from numba import config, njit, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
+from fastbg.evaluators.cpu_variants import HAS_AVX512
 from fastbg.jit import HOT
 
 LANES = 16                 # float32 lanes of one vector (512 bits; AVX2 splits it in two)
@@ -246,18 +247,9 @@ def _lane_sum(builder, v):
     return builder.extract_element(v, ir.Constant(i32, 0))
 
 
-def _host_has_avx512():
-    """True when numba compiles for this machine's CPU and it has AVX-512 (F)."""
-    try:
-        import llvmlite.binding as llvm
-        if config.CPU_NAME or config.CPU_FEATURES:
-            return False
-        return bool(llvm.get_host_cpu_features().get("avx512f", False))
-    except Exception:       # noqa: BLE001  (no feature list: the portable path)
-        return False
-
-
-TABLE_BY_PERMUTES = _host_has_avx512()
+# AVX-512's two-source permutes, where numba compiles for a CPU that has them
+# (fastbg.evaluators.cpu_variants: the choice is part of numba's cache key)
+TABLE_BY_PERMUTES = HAS_AVX512
 TABLE_PAD = 7 * LANES       # the sigmoid table padded for seven whole-vector loads
 
 

@@ -1,0 +1,85 @@
+"""Which code the kernels compile for this CPU, chosen before anything is compiled.
+
+Some operations are fast on one CPU and slow on another, or exist only with AVX-512. The
+choice here is a pure function of the CPU features numba compiles for (``NUMBA_CPU_FEATURES``
+where set, else the host's), and those features are part of the key of numba's on-disk
+cache (``CPUCodegen.magic_tuple``: triple, CPU name, features): a cache built for one
+variant is never loaded for the other, and every Ray node, importing fastbg itself,
+chooses for its own CPU. To compile the portable code on an AVX-512 machine (to compare
+the variants), set ``NUMBA_CPU_FEATURES`` to a feature list without ``+avx512f``.
+
+**Compressing stores.** The lists of a position's non-zero inputs and weight rows
+(:mod:`fastbg.evaluators.add_row_kernels`) are packed from vector lanes. LLVM's
+``llvm.masked.compressstore`` becomes AVX-512's ``vpcompressq`` with a memory
+destination: fine on Intel, but on AMD Zen 4 microcoded, measured at 20.4 ns a call
+against 1.23 ns for the register form (``vpcompressq`` into a register, then a plain
+vector store). :func:`compress_store` therefore packs in a register and stores the whole
+vector (``"avx512-register"``), or, without AVX-512, stores lane by lane with no branch,
+each lane at the current end and the end moved on by the lane's mask bit
+(``"scalar"``; LLVM's own lowering of compressstore there is a branch a lane). Both write
+the kept lanes in order at ``dst`` and may write past them (up to the vector's width: the
+callers' buffers have that room); the kept entries are the same bits in every variant
+(tests/test_cpu_variants.py).
+"""
+from llvmlite import ir
+from numba import config
+from numba.core import cgutils
+
+#: Every variant of :func:`compress_store`, the first the one of AVX-512 CPUs.
+COMPRESS_VARIANTS = ("avx512-register", "scalar")
+
+
+def compiled_features():
+    """The CPU features numba compiles for, as a set of names ("avx512f", ...): those of
+    ``NUMBA_CPU_FEATURES`` where set, else the host's (what numba's codegen uses)."""
+    if config.CPU_FEATURES is not None:
+        return {f[1:] for f in config.CPU_FEATURES.split(",") if f.startswith("+")}
+    try:
+        import llvmlite.binding as llvm
+        return {k for k, v in llvm.get_host_cpu_features().items() if v}
+    except Exception:       # noqa: BLE001  (no feature list: the portable code)
+        return set()
+
+
+HAS_AVX512 = "avx512f" in compiled_features()
+#: The compressing store the kernels compile (one of :data:`COMPRESS_VARIANTS`).
+COMPRESS = COMPRESS_VARIANTS[0] if HAS_AVX512 else "scalar"
+
+
+def compress_store(builder, vec, dst, mask, variant=None):
+    """Emit: the lanes of int64 vector ``vec`` whose bit of the i1 vector ``mask`` is set,
+    in lane order, stored from i64* ``dst`` on; returns how many (an i64 value). Lanes
+    past them may be written too, up to ``vec``'s width from ``dst``. ``variant``: one of
+    :data:`COMPRESS_VARIANTS` (default :data:`COMPRESS`)."""
+    variant = variant or COMPRESS
+    i1, i64 = ir.IntType(1), ir.IntType(64)
+    lanes = vec.type.count
+    if variant == "scalar":
+        u = ir.Constant(i64, 0)
+        for k in range(lanes):
+            q = ir.Constant(ir.IntType(32), k)
+            builder.store(builder.extract_element(vec, q), builder.gep(dst, [u]))
+            u = builder.add(u, builder.zext(builder.extract_element(mask, q), i64))
+        return u
+    if variant != "avx512-register" or lanes % 8:
+        raise ValueError(f"no compress variant {variant!r} for {lanes} lanes")
+    # 8 lanes at a time: vpcompressq packs a zmm register, a plain store writes it.
+    v8, b8 = ir.VectorType(i64, 8), ir.VectorType(i1, 8)
+    i8 = ir.IntType(8)
+    compress = cgutils.get_or_insert_function(
+        builder.module, ir.FunctionType(v8, [v8, v8, b8]), "llvm.x86.avx512.mask.compress.v8i64")
+    ctpop = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i8, [i8]),
+                                           "llvm.ctpop.i8")
+    u = ir.Constant(i64, 0)
+    for first in range(0, lanes, 8):
+        if lanes == 8:
+            part, bits = vec, mask
+        else:
+            pick = ir.Constant(ir.VectorType(ir.IntType(32), 8), list(range(first, first + 8)))
+            part = builder.shuffle_vector(vec, ir.Constant(vec.type, ir.Undefined), pick)
+            bits = builder.shuffle_vector(mask, ir.Constant(mask.type, ir.Undefined), pick)
+        packed = builder.call(compress, [part, ir.Constant(v8, [0] * 8), bits])
+        ptr = builder.bitcast(builder.gep(dst, [u]), v8.as_pointer())
+        builder.store(packed, ptr, align=8)
+        u = builder.add(u, builder.zext(builder.call(ctpop, [builder.bitcast(bits, i8)]), i64))
+    return u

@@ -1,0 +1,132 @@
+"""The CPU variants of the kernels (fastbg/evaluators/cpu_variants.py) give the same bits.
+
+Each variant of the compressing store is compiled here into the two intrinsics that use it
+(the points' add rows and the features' entries) and compared with the plain loops on
+positions of every shape; the variant this CPU cannot run (AVX-512 code without AVX-512) is
+skipped with that reason. The chosen variant follows the features numba compiles for.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from numba import njit
+
+from fastbg.evaluators import add_row_kernels as A
+from fastbg.evaluators import cpu_variants as V
+from fastbg.evaluators.input_tables import BASE_INPUTS
+from fastbg.evaluators.net_tables import MAX_INPUTS
+
+RUNNABLE = {"avx512-register": V.HAS_AVX512, "scalar": True}
+
+
+def variants():
+    return [pytest.param(v, marks=pytest.mark.skipif(
+        not RUNNABLE[v], reason=f"{v} needs AVX-512, which this CPU lacks"))
+        for v in V.COMPRESS_VARIANTS]
+
+
+def point_adds_runner(variant):
+    lanes = A._make_point_adds(variant)
+
+    @njit
+    def run(gbs, fast, slow, counts):
+        for r in range(gbs.shape[0]):
+            c = np.uint64(3)                      # after some rows already listed
+            d = np.uint64(3)
+            for s in range(2):
+                c = lanes(gbs[r], s, fast[r], c)
+                d = A._point_adds(gbs[r], s, slow[r], d)
+            counts[r, 0] = c
+            counts[r, 1] = d
+    return run
+
+
+def feature_entries_runner(variant):
+    entries = A._make_feature_entries(variant)
+
+    @njit
+    def run(inps, nzs, counts, contact250):
+        for r in range(inps.shape[0]):
+            counts[r] = entries(inps[r], nzs[r], contact250)
+    return run
+
+
+@pytest.mark.parametrize("variant", variants())
+def test_point_adds_equal_the_loop(variant):
+    """Every variant lists the points' add rows of the loop, in order and number."""
+    rng = np.random.default_rng(31)
+    n = 4_000
+    gbs = (rng.integers(0, 16, (n, 2, 25)) * (rng.random((n, 2, 25)) < rng.random((n, 1, 1))))
+    gbs = gbs.astype(np.int64)
+    fast = np.full((n, A.MAX_ADDS), -1, np.int64)
+    slow = np.full((n, A.MAX_ADDS), -1, np.int64)
+    counts = np.zeros((n, 2), np.int64)
+    point_adds_runner(variant)(gbs, fast, slow, counts)
+    assert (counts[:, 1] > 60).any() and (counts[:, 1] < 10).any()
+    np.testing.assert_array_equal(counts[:, 0], counts[:, 1])
+    for r in range(n):                       # rows past the count are scratch
+        np.testing.assert_array_equal(fast[r, :counts[r, 0]], slow[r, :counts[r, 1]])
+
+
+@pytest.mark.parametrize("contact250", [False, True])
+@pytest.mark.parametrize("variant", variants())
+def test_feature_entries_equal_the_loop(variant, contact250):
+    """Every variant lists the features' entries of the loop, for inputs with none, some
+    and all of the 50 features non-zero."""
+    rng = np.random.default_rng(37)
+    n = 2_000
+    inps = np.zeros((n, MAX_INPUTS), np.float32)
+    share = rng.random((n, 1))
+    feats = rng.random((n, MAX_INPUTS - BASE_INPUTS)).astype(np.float32)
+    inps[:, BASE_INPUTS:] = np.where(rng.random(feats.shape) < share, feats, 0)
+    inps[0, BASE_INPUTS:] = 0
+    inps[1, BASE_INPUTS:] = feats[1] + np.float32(0.01)
+    nzs = np.full((n, MAX_INPUTS), -1, np.int64)
+    counts = np.zeros(n, np.int64)
+    feature_entries_runner(variant)(inps, nzs, counts, contact250)
+    assert counts[0] == 0 and counts[1] == MAX_INPUTS - BASE_INPUTS
+    for r in range(n):
+        want = np.full(MAX_INPUTS, -1, np.int64)
+        k = A.feature_entries_loop(inps[r], want, contact250)
+        assert counts[r] == k
+        np.testing.assert_array_equal(nzs[r, :k], want[:k])
+
+
+def test_unknown_variant_is_refused():
+    """A variant name that is not one is an error when the kernel is built, not code."""
+    with pytest.raises(Exception, match="no compress variant"):
+        feature_entries_runner("avx2-magic")(np.zeros((1, MAX_INPUTS), np.float32),
+                                             np.zeros((1, MAX_INPUTS), np.int64),
+                                             np.zeros(1, np.int64), False)
+
+
+def test_variant_follows_the_compiled_features():
+    """The variant is chosen from the features numba compiles for: NUMBA_CPU_FEATURES
+    without AVX-512 gives the portable one (and numba's cache key changes with it)."""
+    code = ("from fastbg.evaluators import cpu_variants as V, simd; "
+            "print(V.COMPRESS, V.HAS_AVX512, simd.TABLE_BY_PERMUTES)")
+    env = dict(os.environ, NUMBA_CPU_FEATURES="+sse2,+avx,+avx2,+fma")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["scalar", "False", "False"]
+    env["NUMBA_CPU_FEATURES"] = "+sse2,+avx,+avx2,+fma,+avx512f,+avx512bw,+avx512vl"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["avx512-register", "True", "True"]
+
+
+@pytest.mark.skipif(not V.HAS_AVX512, reason="the AVX-512 variant needs AVX-512, which this "
+                    "CPU lacks")
+def test_avx512_variant_packs_in_a_register():
+    """The AVX-512 variant compiles to vpcompressq into a register and a plain store, never
+    vpcompressq with a memory destination (microcoded on AMD Zen 4: 16x slower)."""
+    import re
+    run = point_adds_runner("avx512-register")
+    gbs = np.zeros((1, 2, 25), np.int64)
+    run(gbs, np.zeros((1, A.MAX_ADDS), np.int64), np.zeros((1, A.MAX_ADDS), np.int64),
+        np.zeros((1, 2), np.int64))
+    asm = run.inspect_asm(run.signatures[0])
+    assert re.search(r"vpcompressq\s+%zmm\d+,\s*%zmm\d+", asm)
+    assert not re.search(r"vpcompressq\s+%zmm\d+,\s*-?\w*\(", asm)
