@@ -16,6 +16,7 @@ and strength as the steps measure them.
     python3 scripts/train_nets.py prune 1              # its pruning nets (the -prune bots)
     python3 scripts/train_nets.py judge 1 --games 20000 # ppg against pubeval and gnubg, benchmark
     python3 scripts/train_nets.py cube 1 --games 20000  # with the cube against gnubg's; cube actions
+    python3 scripts/train_nets.py heldout 1            # equity error on positions rolled out by bgsage
     python3 scripts/train_nets.py ship 1               # fastbg/data/nets/fastbg.npz
     python3 scripts/train_nets.py td 1 --out /tmp/g.npz --games 3000   # a small run elsewhere
 
@@ -38,6 +39,9 @@ from bench.harness import cpu_model  # noqa: E402  (the repository's bench/, bes
 TRAINING = os.path.join(ROOT, "training")
 LOG = os.path.join(TRAINING, "generations.json")
 SHIPPED = os.path.join(ROOT, "fastbg", "data", "nets", "fastbg.npz")
+# positions no network here has seen, rolled out by another engine (bgsage):
+# scripts/make_heldout_set.py
+HELDOUT = os.path.join(ROOT, "benchmarks", "heldout-bgsage.jsonl.gz")
 # Each generation: how it learns. "schedule" is (first game, learning rate) pairs: the
 # rate from that game on. "from": the generation whose networks it starts from (None:
 # random weights from init_seed).
@@ -204,8 +208,9 @@ def judge(args):
     """A generation's strength: ppg against pubeval and gnubg, benchmark error rates.
 
     Points per game against pubeval (and the gnubg bot where GNU Backgammon's networks are
-    installed) on duplicate dice, and the error rate on the shipped benchmark set, by
-    class."""
+    installed) on duplicate dice, the error rate on the shipped benchmark set, by class,
+    and the mean cubeless equity error on the held-out set (positions rolled out by
+    bgsage, scripts/make_heldout_set.py) by class, beside GNU Backgammon 0-ply's."""
     import fastbg
     from fastbg.evaluators.nets import GnubgNet, load_weights
     from fastbg.evaluators.own_nets import gnubg_installed
@@ -231,8 +236,47 @@ def judge(args):
                            "by_class": {k: round(v["error_rate"], 2)
                                         for k, v in score.by_class.items()}}
     print(score.table())
+    if os.path.exists(HELDOUT):
+        result["heldout"] = heldout_errors(net, gnubg_installed())
     if args.nets is None:
         record(args.generation, "judged", result)
+    return 0
+
+
+def heldout_errors(net, with_gnubg):
+    """The networks' mean |cubeless equity error| by class on the held-out set (positions
+    rolled out by bgsage), beside GNU Backgammon 0-ply's and their ratio where installed."""
+    import fastbg
+    ours = fastbg.score_benchmark(HELDOUT, net).positions_by_class
+    theirs = (fastbg.score_benchmark(HELDOUT, "gnubg").positions_by_class if with_gnubg
+              else {})
+    out = {"set": os.path.relpath(HELDOUT, ROOT)}
+    for cls, v in ours.items():
+        row = {"positions": v["positions"], "error": round(v["mean_abs_equity_error"], 5)}
+        if cls in theirs:
+            g = theirs[cls]["mean_abs_equity_error"]
+            row.update(gnubg_0ply=round(g, 5), ratio=round(v["mean_abs_equity_error"] / g, 3))
+        out[cls] = row
+        print(f"held out, {cls:8} {v['positions']:4} positions: mean |equity error| "
+              f"{row['error']:.4f}" + (f", gnubg 0-ply {row['gnubg_0ply']:.4f} "
+                                       f"({row['ratio']:.2f}x)" if "ratio" in row else ""))
+    return out
+
+
+def heldout(args):
+    """A generation's cubeless equity error on the held-out set, beside gnubg 0-ply's."""
+    from fastbg.evaluators.nets import GnubgNet, load_weights
+    from fastbg.evaluators.own_nets import gnubg_installed
+    if not os.path.exists(HELDOUT):
+        print(f"no held-out set at {os.path.relpath(HELDOUT, ROOT)}: make it with "
+              "python3 scripts/make_heldout_set.py", file=sys.stderr)
+        return 2
+    path = args.nets or path_of(args.generation)
+    net = GnubgNet(load_weights(path))
+    result = heldout_errors(net, gnubg_installed())
+    if args.nets is None:
+        record(args.generation, "heldout", dict(result, cpu=cpu_model(), date=time.strftime(
+            "%Y-%m-%d", time.gmtime())))
     return 0
 
 
@@ -318,6 +362,9 @@ def main(argv=None):
     j.add_argument("--nets", default=None, help="another weights file to judge")
     j.add_argument("--games", type=int, default=20000, help="games against each opponent")
     j.add_argument("--seed", type=int, default=17)
+    h = sub.add_parser("heldout", help=heldout.__doc__.split("\n")[0])
+    h.add_argument("generation", type=int)
+    h.add_argument("--nets", default=None, help="another weights file to judge")
     c = sub.add_parser("cube", help=cube.__doc__.split("\n")[0])
     c.add_argument("generation", type=int)
     c.add_argument("--nets", default=None, help="another weights file to judge")
@@ -329,7 +376,7 @@ def main(argv=None):
     s.add_argument("generation", type=int)
     args = p.parse_args(argv)
     steps = {"td": td, "positions": positions, "rollouts": rollouts, "fit": fit,
-             "prune": prune, "judge": judge, "cube": cube, "ship": ship}
+             "prune": prune, "judge": judge, "heldout": heldout, "cube": cube, "ship": ship}
     return steps[args.step](args)
 
 

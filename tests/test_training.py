@@ -355,3 +355,54 @@ def test_fit_prune_gives_the_networks_pruning_nets(tmp_path):
     assert res.n_games == 4
     train_td(path, 1200, alpha=0.1, seed=1, chunk=200)   # TD keeps them
     assert load_prune(path) is not None
+
+
+def _heldout_script():
+    import importlib.util
+    import pathlib
+    spec = importlib.util.spec_from_file_location(
+        "make_heldout_set",
+        pathlib.Path(__file__).parent.parent / "scripts" / "make_heldout_set.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
+
+
+def test_the_heldout_set_is_made_resumed_and_scored(tmp_path, monkeypatch, capsys):
+    """A tiny held-out set rolled out by bgsage: the classes asked for, in file order;
+    a journal torn by a crash is resumed with the same figures; the judge step scores a
+    network and GNU Backgammon 0-ply on it by class."""
+    pytest.importorskip("bgsage", reason="bgsage (the held-out set's engine) is not "
+                        "installed: pip install 'fastbg[bgsage]'")
+    import json
+    from fastbg.benchmarks import position_classes, read_benchmark
+    made = _heldout_script()
+    out = tmp_path / "h.jsonl"
+    args = ["--contact", "2", "--crashed", "1", "--race", "2", "--trials", "12",
+            "--truncate", "3", "--threads", "1", "--out", str(out)]
+    assert made.main(args) == 0
+    first = read_benchmark(str(out)).positions
+    boards = np.stack([fastbg.board_from_position_id(p.position) for p in first])
+    assert sorted(position_classes(boards)) == ["contact", "contact", "crashed", "race",
+                                                "race"]
+    assert [p.extra["class"] for p in first] == position_classes(boards)
+    journal = tmp_path / "h.journal"
+    lines = journal.read_text().splitlines()
+    journal.write_text("\n".join(lines[:3]) + "\n" + lines[3][:20])   # torn by a crash
+    assert made.main(args) == 0
+    assert len(made.read_journal(str(journal), json.loads(lines[0])["settings"])) == 5
+    again = read_benchmark(str(out)).positions
+    assert [(p.position, p.probs) for p in again] == [(p.position, p.probs) for p in first]
+    assert json.loads((tmp_path / "h.json").read_text())["counts"] == {
+        "contact": 2, "crashed": 1, "race": 2}
+    with pytest.raises(SystemExit, match="other settings"):
+        made.main(args[:-4] + ["--seed", "9", "--out", str(out)])
+    script = _training_script()
+    monkeypatch.setattr(script, "HELDOUT", str(out))
+    from fastbg.evaluators.own_nets import gnubg_installed
+    errors = script.heldout_errors(fastbg.fastbg_net(), gnubg_installed())
+    assert set(errors) == {"set", "contact", "crashed", "race"}
+    if "gnubg_0ply" in errors["race"]:
+        assert errors["race"]["ratio"] == pytest.approx(
+            errors["race"]["error"] / errors["race"]["gnubg_0ply"], rel=1e-2)
+    assert "held out, race" in capsys.readouterr().out
