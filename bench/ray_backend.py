@@ -116,7 +116,7 @@ def main(argv=None):
                 assert same(res, reference[job]), f"{job}: Ray and local results differ"
                 if where == "ray":
                     log = cluster.last
-                    busy = sum(seconds for _, seconds, _, _ in log)
+                    busy = sum(t.seconds for t in log)
                     overhead[job].append({"tasks": len(log), "wall_s": dt, "compute_s": busy,
                                           "per_task_s": (dt * slots - busy) / len(log)})
                 return n / dt

@@ -43,6 +43,11 @@ DRIVER_SECONDS = 0.0024
 DRIVER_SHARE = 0.25
 INSTALL_HINT = "pip install 'fastbg[ray]'"
 
+#: One task of a Ray job, as :attr:`RayCluster.last` lists them: its chunk ``spec``, the
+#: chunk's compute ``seconds`` in the task, the worker's ``pid`` and ``host`` name, and the
+#: Ray ``node`` id (several nodes can share a host).
+TaskRecord = collections.namedtuple("TaskRecord", "spec seconds pid host node")
+
 
 def _ray():
     """The ray module, or an ImportError that says how to install it."""
@@ -132,8 +137,9 @@ class RayCluster:
     max_retries   : Ray's retries of a task whose worker died.
     init          : further keyword arguments of ``ray.init`` (when it is called here).
 
-    ``last`` describes the last job's tasks: a list of ``(spec, seconds, pid, host)`` in
-    spec order (seconds: the chunk's compute time in its task).
+    ``last`` describes the last job's tasks: a list of :data:`TaskRecord` ``(spec, seconds,
+    pid, host, node)`` in spec order (seconds: the chunk's compute time in its task; node:
+    the Ray node id).
     """
 
     def __init__(self, address=None, *, cpus_per_task=1, in_flight=None, max_retries=3,
@@ -207,14 +213,14 @@ class RayCluster:
                     return
                 spec, ref = pending[0]
                 try:
-                    result, seconds, pid, host = ray.get(ref)
+                    result, seconds, pid, host, node = ray.get(ref)
                 except ray.exceptions.RayTaskError as exc:
                     cause = getattr(exc, "cause", None)
                     if isinstance(cause, Exception):
                         raise cause from None     # the chunk's own error (BotError, ...)
                     raise
                 pending.popleft()
-                log.append((spec, seconds, pid, host))
+                log.append(TaskRecord(spec, seconds, pid, host, node))
                 yield spec, result, seconds
         finally:
             for _, ref in pending:
@@ -262,7 +268,7 @@ def _remote_task(ray):
 def _run_task(context, spec, versions):
     """A Ray task: chunk ``spec`` of the job whose chunk function is ``context[0]`` (an
     ObjectRef, fetched once per worker and job), on the task's CPUs.
-    Returns (result, compute seconds, pid, host)."""
+    Returns (result, compute seconds, pid, host, Ray node id)."""
     import ray
     if _versions() != versions:
         raise RuntimeError(f"the worker on {socket.gethostname()} runs fastbg {VERSION} with "
@@ -279,4 +285,5 @@ def _run_task(context, spec, versions):
         t0 = time.perf_counter()
         result = compute(*spec)
         seconds = time.perf_counter() - t0
-    return result, seconds, os.getpid(), socket.gethostname()
+    return (result, seconds, os.getpid(), socket.gethostname(),
+            ray.get_runtime_context().get_node_id())

@@ -25,6 +25,28 @@ import pytest
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+
+def _private_ray_token():
+    """Ray (2.60) turns token authentication on and writes a token to ~/.ray/auth_token for
+    a new local instance; it reads its mode and token once, when first imported. So before
+    any test module imports ray, every process of the run gets a token of its own
+    (RAY_AUTH_TOKEN_PATH, docs/cluster.md section 3): the user's file is never read or
+    written, and the nodes and drivers that tests/test_ray.py starts inherit it."""
+    import atexit
+    import secrets
+    import shutil
+    import tempfile
+    folder = tempfile.mkdtemp(prefix="fastbg-ray-token")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = os.path.join(folder, "auth_token")
+    with open(path, "w") as f:
+        f.write(secrets.token_hex(32))
+    os.environ["RAY_AUTH_MODE"] = "token"
+    os.environ["RAY_AUTH_TOKEN_PATH"] = path
+
+
+_private_ray_token()
+
 NOJIT_MODULES = ("test_movegen", "test_gnubginputs", "test_evaluators", "test_play")
 
 _RUNNER = r"""

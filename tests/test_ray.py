@@ -1,8 +1,10 @@
 """The Ray backend (fastbg/distributed.py): every job run as Ray tasks gives the bits of the
 same job run in this process.
 
-One local Ray instance (two CPUs) serves the module; it is shut down at the end, and the
-module checks that none of its processes is left. The sizes are small and the bots cheap
+A real cluster of three Ray nodes on this machine (a head and two workers, one CPU each,
+started with ``ray start`` as docs/cluster.md says, token authentication on, with a
+private token) serves the module; it is stopped at the end, and the module checks that
+none of its processes is left and that the user's ~/.ray/auth_token was not touched. The sizes are small and the bots cheap
 (pubeval, random, greedy): what is checked is that chunks computed elsewhere merge into
 the same results, journals and errors, not the bots themselves.
 """
@@ -10,8 +12,12 @@ import importlib.util
 import json
 import os
 import pickle
+import secrets
+import shutil
 import signal
+import socket
 import subprocess
+import tempfile
 import sys
 import threading
 import time
@@ -26,6 +32,7 @@ ray = pytest.importorskip("ray", reason="the Ray backend needs ray: pip install 
 
 GAME_FIELDS = ("winner", "kind", "points", "plies", "first", "cube", "dropped")
 WAIT_S = 120
+USER_TOKEN = os.path.expanduser("~/.ray/auth_token")
 
 
 def _children():
@@ -61,25 +68,110 @@ def _title(pid):
         return ""
 
 
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Nodes:
+    """A Ray cluster of real nodes on this machine, as docs/cluster.md section 3 starts
+    one: ``ray start --head`` and ``ray start --address`` for each worker node, on the
+    loopback address, with token authentication and a private token file (a user's
+    ~/.ray/auth_token is never read or written) and a private temp dir. Each node runs
+    ``--block`` in a process group of its own, so that a node can be killed whole and
+    every process of the cluster is accounted for at the end."""
+
+    def __init__(self, workers=2):
+        self.root = tempfile.mkdtemp(prefix="fbray")     # short: Ray's socket paths
+        self.token = os.environ["RAY_AUTH_TOKEN_PATH"]     # tests/conftest.py's, private
+        self.env = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": self.token,
+                    "RAY_USAGE_STATS_ENABLED": "0"}
+        self.port = _free_port()
+        self.address = f"127.0.0.1:{self.port}"
+        self.procs = []
+        common = ["--node-ip-address=127.0.0.1", "--num-cpus=1",
+                  f"--object-store-memory={80 * 2**20}", "--block"]
+        try:
+            self._start(["--head", f"--port={self.port}", f"--temp-dir={self.root}/ray",
+                         "--include-dashboard=false", "--disable-usage-stats"] + common, 1)
+            for n in range(workers):          # one at a time: two at once clash on sockets
+                self._start([f"--address={self.address}"] + common, n + 2)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, args, nodes_after):
+        log = open(os.path.join(self.root, f"node{len(self.procs)}.log"), "w")
+        self.procs.append(subprocess.Popen(
+            [sys.executable, "-m", "ray.scripts.scripts", "start"] + args,
+            env=dict(os.environ, **self.env), stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True))
+        t0 = time.monotonic()
+        while self.alive_nodes() < nodes_after:
+            if self.procs[-1].poll() is not None or time.monotonic() - t0 > WAIT_S:
+                log.flush()
+                raise RuntimeError(f"ray start {' '.join(args)} failed:\n"
+                                   + open(log.name).read()[-3000:])
+            time.sleep(0.5)
+
+    def alive_nodes(self):
+        out = subprocess.run([sys.executable, "-m", "ray.scripts.scripts", "status",
+                              f"--address={self.address}"], env=dict(os.environ, **self.env),
+                             capture_output=True, text=True)
+        active = out.stdout.split("Active:")[-1].split("Pending:")[0]
+        return sum(1 for line in active.splitlines() if " node_" in line)
+
+    def kill(self, n, sig=signal.SIGKILL):
+        """Send ``sig`` to every process of node ``n`` (0: the head)."""
+        try:
+            os.killpg(self.procs[n].pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def stop(self):
+        for n in reversed(range(len(self.procs))):      # the workers, then the head
+            self.kill(n, signal.SIGTERM)
+            try:
+                self.procs[n].wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill(n)
+        for n in range(len(self.procs)):                # anything the nodes left behind
+            self.kill(n)
+
+
 @pytest.fixture(scope="module")
-def cluster():
-    """A local Ray instance of two CPUs for the module, and a RayCluster using it."""
-    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
-             object_store_memory=80 * 2**20, log_to_driver=False)
-    # This module's functions (the NaN bot) travel by value: workers cannot import tests/.
-    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+def nodes():
+    """Three nodes on this machine (a head and two workers, one CPU each), and this
+    process their driver (the token in its environment, tests/conftest.py, as a user's
+    would be)."""
+    before = os.path.getmtime(USER_TOKEN) if os.path.exists(USER_TOKEN) else None
+    cluster = Nodes()
     started = set()
     try:
-        yield RayCluster()
+        ray.init(address=cluster.address, log_to_driver=False)
+        # This module's functions (the NaN bot) travel by value: workers cannot import tests/.
+        ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+        yield cluster
         started = {p for p in _descendants(os.getpid()) if "ray" in _title(p)}
     finally:
         ray.shutdown()
-    assert started, "no process of the Ray instance was seen"
+        cluster.stop()
+        shutil.rmtree(cluster.root, ignore_errors=True)
+    assert started, "no process of the Ray cluster was seen"
     t0 = time.monotonic()
     while started & set(_children()) and time.monotonic() - t0 < 30:
         time.sleep(0.2)
     left = {p: _title(p) for p in started & set(_children())}
-    assert not left, f"Ray processes left after ray.shutdown(): {left}"
+    assert not left, f"Ray processes left after the nodes were stopped: {left}"
+    after = os.path.getmtime(USER_TOKEN) if os.path.exists(USER_TOKEN) else None
+    assert after == before, "the user's ~/.ray/auth_token was written"
+
+
+@pytest.fixture(scope="module")
+def cluster(nodes):
+    """A RayCluster using the three nodes (this process is their driver)."""
+    return RayCluster()
 
 
 def test_arguments_and_a_missing_ray(monkeypatch):
@@ -110,6 +202,18 @@ def _same_games(a, b):
     for name in GAME_FIELDS:
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
     assert not a.partial and not b.partial
+
+
+def test_the_nodes_and_their_token(nodes):
+    """Three nodes joined with the token; a driver without it is refused, naming it."""
+    assert nodes.alive_nodes() == 3
+    assert len({n["NodeID"] for n in ray.nodes() if n["Alive"]}) == 3
+    env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=nodes.token + ".wrong")
+    with open(env["RAY_AUTH_TOKEN_PATH"], "w") as f:
+        f.write(secrets.token_hex(32))
+    out = subprocess.run([sys.executable, "-c", f"import ray; ray.init(address={nodes.address!r})"],
+                         env=env, capture_output=True, text=True, timeout=WAIT_S)
+    assert out.returncode != 0 and "token" in (out.stdout + out.stderr).lower()
 
 
 def test_play_cubeless_and_money(cluster):
@@ -161,6 +265,16 @@ def test_decision_rollouts(cluster):
             == local.to_dict())
     local = fastbg.rollout_cube("4HPwATDgc/ABMA", **kw)
     assert fastbg.rollout_cube("4HPwATDgc/ABMA", backend=cluster, **kw).to_dict() == local.to_dict()
+
+
+def test_tasks_run_on_every_node(cluster):
+    """A job's tasks are spread over the three nodes (Ray node ids in ``last``)."""
+    local = fastbg.rollout_many(["4HPwATDgc/ABMA", "4HPwATDgc/ABMA", "jGfkASjg8wcBMA"] * 3,
+                                trials=1296, seed=2, bot="pubeval")
+    far = fastbg.rollout_many(["4HPwATDgc/ABMA", "4HPwATDgc/ABMA", "jGfkASjg8wcBMA"] * 3,
+                              trials=1296, seed=2, bot="pubeval", backend=cluster)
+    assert far.records == local.records
+    assert len({t.node for t in cluster.last}) == 3, cluster.last
 
 
 def test_rollout_many_and_tournament(cluster, tmp_path):
@@ -267,7 +381,7 @@ def test_a_killed_worker_has_its_task_retried(cluster):
     assert len(killed) == 1, "no worker was seen playing a chunk"
     (pid, span), = killed.items()
     lo, hi = (int(x) for x in span.split(".."))
-    done_by = {spec: p for spec, _, p, _ in cluster.last}
+    done_by = {t.spec: t.pid for t in cluster.last}
     assert done_by[(lo, hi)] != pid          # the chunk was played again by another worker
 
 
@@ -299,3 +413,40 @@ def test_ctrl_c_on_a_ray_job_then_resume(cluster, tmp_path):
     kw = dict(trials=12960, chunk_size=324, seed=5, bot="pubeval")
     res = fastbg.rollout("4HPwATDgc/ABMA", out=path, resume=True, **kw)
     assert res.to_dict() == fastbg.rollout("4HPwATDgc/ABMA", **kw).to_dict()
+
+
+def test_a_whole_worker_node_killed_mid_job(nodes, cluster, tmp_path):
+    """SIGKILL to every process of a worker node (its raylet, its workers, its ``ray
+    start``) while a job's tasks run there: Ray runs its chunks again on the nodes left,
+    and the games and their results file are those of a run here. (Last in the module: the
+    cluster has one node fewer afterwards.)"""
+    kw = dict(seed=8, chunk_size=2000)
+    local = fastbg.play(40000, ("pubeval", "pubeval"), out=tmp_path / "l.jsonl", **kw)
+    victim = nodes.procs[2]
+    seen = threading.Event()
+    done = threading.Event()
+
+    def kill_when_busy():
+        while not done.is_set():
+            # a task of this job under way on the victim's node: its worker is a
+            # descendant of the victim's process group
+            if any(_title(p).startswith("ray::fastbg games ")
+                   for p in _descendants(victim.pid)):
+                nodes.kill(2)
+                seen.set()
+                return
+            time.sleep(0.002)
+
+    killer = threading.Thread(target=kill_when_busy)
+    killer.start()
+    try:
+        far = fastbg.play(40000, ("pubeval", "pubeval"), out=tmp_path / "r.jsonl",
+                          backend=cluster, **kw)
+    finally:
+        done.set()
+        killer.join()
+    assert seen.is_set(), "no task was seen on the worker node"
+    _same_games(far, local)
+    assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
+    assert len({t.node for t in cluster.last}) >= 2
+    assert victim.wait(timeout=WAIT_S) == -signal.SIGKILL       # the node was gone
