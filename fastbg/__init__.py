@@ -17,7 +17,7 @@ from fastbg.position.ids import (position_id, board_from_position_id, MatchState
 from fastbg.position.moves import legal_moves, legal_moves_batch
 from fastbg.position.notation import move_notation, move_notations, parse_move
 from fastbg.parallel import threads
-from fastbg.distributed import RayCluster
+from fastbg.distributed import ClusterLost, RayCluster
 from fastbg.sim.bots import ScorerBot, EvaluatorBot
 from fastbg.sim.games import play, BotError
 from fastbg.sim.engines import EngineError, bgsage_bot, gnubg_app_bot
@@ -56,7 +56,7 @@ __all__ = [
     "position_id", "board_from_position_id",
     "MatchState", "match_id", "match_state_from_id", "XGIDInfo", "xgid", "parse_xgid",
     "legal_moves", "legal_moves_batch", "move_notation", "move_notations", "parse_move",
-    "threads", "RayCluster",
+    "threads", "RayCluster", "ClusterLost",
     "play", "play_matches", "GameResults", "MatchResults", "BotError", "ScorerBot",
     "Action", "GameRecord", "MatchRecord", "RecordError", "write_mat", "read_mat",
     "write_sgf", "read_sgf", "money_session",

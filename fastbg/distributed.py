@@ -43,6 +43,20 @@ DRIVER_SECONDS = 0.0024
 DRIVER_SHARE = 0.25
 INSTALL_HINT = "pip install 'fastbg[ray]'"
 
+#: How long the driver waits for the oldest task before it checks that the cluster's head
+#: still answers, and how long the head may stay silent before the job stops with
+#: :class:`ClusterLost` (Ray itself waits 60 s for its GCS and then aborts the process
+#: natively, with no word on what was saved).
+HEALTH_CHECK_SECONDS = 1.0
+CLUSTER_LOST_SECONDS = 10.0
+
+
+class ClusterLost(RuntimeError):
+    """The Ray cluster's head stopped answering in the middle of a job. Every chunk merged
+    before is in the job's results file (``out=``): resume it there, on the cluster once
+    it is back or on one machine."""
+
+
 #: One task of a Ray job, as :attr:`RayCluster.last` lists them: its chunk ``spec``, the
 #: chunk's compute ``seconds`` in the task, the worker's ``pid`` and ``host`` name, and the
 #: Ray ``node`` id (several nodes can share a host).
@@ -182,7 +196,9 @@ class RayCluster:
         cancels the tasks still in flight."""
         ray = self.connect()
         task = _remote_task(ray)
-        options = {"num_cpus": self.cpus_per_task, "max_retries": self.max_retries}
+        # SPREAD: the job's tasks go to every node with a free slot, not packed onto a few
+        options = {"num_cpus": self.cpus_per_task, "max_retries": self.max_retries,
+                   "scheduling_strategy": "SPREAD"}
         try:
             # Pickled here, unpickled in the worker: arrays that come straight out of Ray's
             # object store are read-only, and numba compiles every kernel again for
@@ -212,6 +228,7 @@ class RayCluster:
                 if not pending:
                     return
                 spec, ref = pending[0]
+                self._wait(ray, ref)
                 try:
                     result, seconds, pid, host, node = ray.get(ref)
                 except ray.exceptions.RayTaskError as exc:
@@ -222,9 +239,36 @@ class RayCluster:
                 pending.popleft()
                 log.append(TaskRecord(spec, seconds, pid, host, node))
                 yield spec, result, seconds
+        except ClusterLost:
+            pending.clear()                   # nobody is left to cancel them
+            raise
         finally:
             for _, ref in pending:
                 ray.cancel(ref)
+
+    def _wait(self, ray, ref):
+        """Wait for task ``ref``; raise :class:`ClusterLost` once the cluster's head (its
+        GCS) has refused connections for :data:`CLUSTER_LOST_SECONDS`."""
+        silent_since = None
+        while not ray.wait([ref], timeout=HEALTH_CHECK_SECONDS)[0]:
+            gcs = ray.get_runtime_context().gcs_address
+            if _answers(gcs):
+                silent_since = None
+            elif silent_since is None:
+                silent_since = time.monotonic()
+            elif time.monotonic() - silent_since >= CLUSTER_LOST_SECONDS:
+                raise ClusterLost(f"the Ray cluster at {gcs} is gone: its head has not "
+                                  f"answered for {CLUSTER_LOST_SECONDS:.0f} s")
+
+
+def _answers(address):
+    """Whether ``host:port`` takes a TCP connection (the head's GCS is up)."""
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=2).close()
+        return True
+    except (OSError, ValueError):
+        return False
 
 
 def resolve_backend(backend):

@@ -80,9 +80,10 @@ class Nodes:
     loopback address, with token authentication and a private token file (a user's
     ~/.ray/auth_token is never read or written) and a private temp dir. Each node runs
     ``--block`` in a process group of its own, so that a node can be killed whole and
-    every process of the cluster is accounted for at the end."""
+    every process of the cluster is accounted for at the end. ``connect``: this process
+    joins as the cluster's driver once the head is up."""
 
-    def __init__(self, workers=2):
+    def __init__(self, workers=2, connect=False):
         self.root = tempfile.mkdtemp(prefix="fbray")     # short: Ray's socket paths
         self.token = os.environ["RAY_AUTH_TOKEN_PATH"]     # tests/conftest.py's, private
         self.env = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": self.token,
@@ -90,11 +91,15 @@ class Nodes:
         self.port = _free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.procs = []
+        self.connected = False
         common = ["--node-ip-address=127.0.0.1", "--num-cpus=1",
                   f"--object-store-memory={80 * 2**20}", "--block"]
         try:
             self._start(["--head", f"--port={self.port}", f"--temp-dir={self.root}/ray",
                          "--include-dashboard=false", "--disable-usage-stats"] + common, 1)
+            if connect:
+                ray.init(address=self.address, log_to_driver=False)
+                self.connected = True
             for n in range(workers):          # one at a time: two at once clash on sockets
                 self._start([f"--address={self.address}"] + common, n + 2)
         except BaseException:
@@ -113,9 +118,17 @@ class Nodes:
                 log.flush()
                 raise RuntimeError(f"ray start {' '.join(args)} failed:\n"
                                    + open(log.name).read()[-3000:])
-            time.sleep(0.5)
+                time.sleep(0.2)
 
     def alive_nodes(self):
+        if self.connected:
+            return sum(1 for n in ray.nodes() if n["Alive"])
+        if not self.procs:
+            return 0
+        try:                                  # the head's GCS takes connections yet?
+            socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+        except OSError:
+            return 0
         out = subprocess.run([sys.executable, "-m", "ray.scripts.scripts", "status",
                               f"--address={self.address}"], env=dict(os.environ, **self.env),
                              capture_output=True, text=True)
@@ -130,14 +143,17 @@ class Nodes:
             pass
 
     def stop(self):
-        for n in reversed(range(len(self.procs))):      # the workers, then the head
+        for n in range(len(self.procs)):
             self.kill(n, signal.SIGTERM)
+        deadline = time.monotonic() + 5
+        for proc in self.procs:
             try:
-                self.procs[n].wait(timeout=30)
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                self.kill(n)
+                pass
         for n in range(len(self.procs)):                # anything the nodes left behind
             self.kill(n)
+            self.procs[n].wait()
 
 
 @pytest.fixture(scope="module")
@@ -146,10 +162,9 @@ def nodes():
     process their driver (the token in its environment, tests/conftest.py, as a user's
     would be)."""
     before = os.path.getmtime(USER_TOKEN) if os.path.exists(USER_TOKEN) else None
-    cluster = Nodes()
+    cluster = Nodes(connect=True)
     started = set()
     try:
-        ray.init(address=cluster.address, log_to_driver=False)
         # This module's functions (the NaN bot) travel by value: workers cannot import tests/.
         ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
         yield cluster
@@ -211,9 +226,15 @@ def test_the_nodes_and_their_token(nodes):
     env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=nodes.token + ".wrong")
     with open(env["RAY_AUTH_TOKEN_PATH"], "w") as f:
         f.write(secrets.token_hex(32))
-    out = subprocess.run([sys.executable, "-c", f"import ray; ray.init(address={nodes.address!r})"],
-                         env=env, capture_output=True, text=True, timeout=WAIT_S)
-    assert out.returncode != 0 and "token" in (out.stdout + out.stderr).lower()
+    proc = subprocess.Popen([sys.executable, "-c", "import ray; ray.init(address="
+                             f"{nodes.address!r}); print('joined')"], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:                                    # Ray retries for a while before it gives up
+        out, err = proc.communicate(timeout=8)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    assert "joined" not in out and "InvalidAuthToken" in err, (out, err[-2000:])
 
 
 def test_play_cubeless_and_money(cluster):
@@ -415,6 +436,47 @@ def test_ctrl_c_on_a_ray_job_then_resume(cluster, tmp_path):
     assert res.to_dict() == fastbg.rollout("4HPwATDgc/ABMA", **kw).to_dict()
 
 
+def _chunks_in(path):
+    """The lines of a rollout journal after its header, parsed: every line but a last
+    one cut short must be whole JSON (None stands for a cut last line)."""
+    lines = path.read_bytes().split(b"\n")
+    whole, cut = lines[1:-1], lines[-1]
+    recs = [json.loads(line) for line in whole]
+    return recs + ([None] if cut else [])
+
+
+def test_a_killed_driver_then_resume(cluster, tmp_path):
+    """SIGKILL to a ``fastbg rollout --ray`` driver mid-job (no Ctrl-C, no clean-up): the
+    results file holds whole chunks in order, none twice (at most a last line cut short);
+    ``--resume`` on the cluster finishes it with the bytes of an uninterrupted run."""
+    address = ray.get_runtime_context().gcs_address
+    args = ["rollout", "4HPwATDgc/ABMA", "--bot", "pubeval", "--trials", "12960", "--chunk",
+            "324", "--seed", "7", "--no-progress", "--out", "r.jsonl", f"--ray={address}"]
+    proc = subprocess.Popen([sys.executable, "-m", "fastbg"] + args, cwd=tmp_path,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    path = tmp_path / "r.jsonl"
+    t0 = time.monotonic()
+    while not path.exists() or len(path.read_text().splitlines()) < 3:
+        if proc.poll() is not None or time.monotonic() - t0 > WAIT_S:
+            proc.kill()
+            pytest.fail("no chunk was saved:\n" + proc.communicate()[1].decode())
+        time.sleep(0.002)
+    proc.kill()
+    proc.wait()
+    recs = _chunks_in(path)
+    whole = [r for r in recs if r is not None]
+    assert 2 <= len(whole) < 40
+    assert [r["lo"] for r in whole] == list(range(0, 324 * len(whole), 324))
+    out = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=WAIT_S * 2)
+    assert out.returncode == 0, out.stderr
+    assert all(r is not None for r in _chunks_in(path))
+    fastbg.rollout("4HPwATDgc/ABMA", trials=12960, chunk_size=324, seed=7, bot="pubeval",
+                   out=tmp_path / "l.jsonl")
+    assert path.read_bytes() == (tmp_path / "l.jsonl").read_bytes()
+
+
 def test_a_whole_worker_node_killed_mid_job(nodes, cluster, tmp_path):
     """SIGKILL to every process of a worker node (its raylet, its workers, its ``ray
     start``) while a job's tasks run there: Ray runs its chunks again on the nodes left,
@@ -450,3 +512,48 @@ def test_a_whole_worker_node_killed_mid_job(nodes, cluster, tmp_path):
     assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
     assert len({t.node for t in cluster.last}) >= 2
     assert victim.wait(timeout=WAIT_S) == -signal.SIGKILL       # the node was gone
+
+
+@pytest.mark.cluster
+def test_the_head_node_lost_mid_job(tmp_path):
+    """SIGKILL to every process of the head node while a ``fastbg rollout --ray`` driver
+    (a process apart from the head's) waits for its tasks: within two minutes the driver
+    says in one line that the cluster is gone and how to resume, and exits 69; its
+    results file holds whole chunks in order; resumed on this machine it gives the bytes
+    of an uninterrupted run. (A cluster of its own: its head does not come back.)"""
+    cluster = Nodes(workers=1)
+    try:
+        args = ["rollout", "4HPwATDgc/ABMA", "--bot", "pubeval", "--trials", "129600",
+                "--chunk", "324", "--seed", "9", "--no-progress", "--out", "r.jsonl"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "fastbg"] + args + [f"--ray={cluster.address}"],
+            cwd=tmp_path, env=dict(os.environ, PYTHONUNBUFFERED="1"), text=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        path = tmp_path / "r.jsonl"
+        t0 = time.monotonic()
+        while not path.exists() or len(path.read_text().splitlines()) < 3:
+            if proc.poll() is not None or time.monotonic() - t0 > WAIT_S:
+                proc.kill()
+                pytest.fail("no chunk was saved:\n" + proc.communicate()[1])
+            time.sleep(0.01)
+        cluster.kill(0)
+        t0 = time.monotonic()
+        err = proc.communicate(timeout=180)[1]
+        gone_after = time.monotonic() - t0
+        said = [line for line in err.splitlines() if line.strip()
+                and "INFO worker.py:" not in line]    # Ray's own, as it connected
+        assert proc.returncode == 69, err
+        assert len(said) == 1 and "is gone" in said[0] and "--resume" in said[0], err
+        assert gone_after < 120
+        recs = _chunks_in(path)
+        assert all(r is not None for r in recs)
+        assert [r["lo"] for r in recs] == list(range(0, 324 * len(recs), 324))
+        out = subprocess.run([sys.executable, "-m", "fastbg"] + args + ["--resume"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr
+        fastbg.rollout("4HPwATDgc/ABMA", trials=129600, chunk_size=324, seed=9,
+                       bot="pubeval", out=tmp_path / "l.jsonl")
+        assert path.read_bytes() == (tmp_path / "l.jsonl").read_bytes()
+    finally:
+        cluster.stop()
+        shutil.rmtree(cluster.root, ignore_errors=True)
