@@ -298,6 +298,23 @@ def test_tasks_run_on_every_node(cluster):
     assert len({t.node for t in cluster.last}) == 3, cluster.last
 
 
+def test_many_positions_a_task_and_an_unreadable_line(cluster, tmp_path):
+    """Quick positions go several to a task (the driver journals a task's positions in one
+    write), the results file has the bytes of a run here, and an unreadable line stops
+    both runs at the same line with the positions before it saved."""
+    ids = [f"{p}" for p in ("4HPwATDgc/ABMA", "jGfkASjg8wcBMA", "AACAkCRJqqoAAA")] * 12
+    ids[30] = "not a position"
+    kw = dict(trials=36, bot="pubeval", seed=4)
+    with pytest.raises(ValueError, match="line 31") as here:
+        fastbg.rollout_many(ids, out=tmp_path / "l.jsonl", **kw)
+    with pytest.raises(ValueError, match="line 31") as there:
+        fastbg.rollout_many(ids, out=tmp_path / "r.jsonl", backend=cluster, **kw)
+    assert str(there.value) == str(here.value)
+    assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 1 + 30
+    assert max(t.spec[1] - t.spec[0] for t in cluster.last) > 1, cluster.last
+
+
 def test_rollout_many_and_tournament(cluster, tmp_path):
     ids = ["4HPwATDgc/ABMA", "AACAkCRJqqoAAA", "4HPhASLgc/ABMA"]
     local = fastbg.rollout_many(ids, trials=36, bot="pubeval", out=tmp_path / "l.jsonl")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial as _partial
 
 from fastbg import journal as _journal
-from fastbg.distributed import LOCAL, LocalThreads, resolve_backend
+from fastbg.distributed import LOCAL, LocalThreads, RayCluster, resolve_backend
 from fastbg.extras import MissingPackage
 from fastbg.jobs.rollouts import DEFAULT_CHUNK, OUTPUTS, rollout
 from fastbg.position.ids import read_position
@@ -130,6 +130,50 @@ def _position_rollout(texts, trials, seed, options, i):
     return rollout(text, trials=trials, seed=seed, **options)
 
 
+def _positions_rollout(texts, trials, seed, options, lo, hi):
+    """The rollouts of positions ``lo`` to ``hi - 1``: a list, stopped after the first one
+    cut short (Ctrl-C), as :func:`_position_rollout` would give them one by one. A position
+    that cannot be read ends the list as its ValueError, so that the driver keeps (and
+    saves) the ones before it, as one position a task would."""
+    out = []
+    for i in range(lo, hi):
+        try:
+            out.append(_position_rollout(texts, trials, seed, options, i))
+        except ValueError as exc:
+            out.append(exc)
+            break
+        if out[-1].partial:
+            break
+    return out
+
+
+class _Batches:
+    """The spans of positions a cluster's tasks take, sized as they go: one position a
+    task while the cluster is small or the positions slow, several where the driver
+    (which merges and journals every task's results) would otherwise be the bottleneck:
+    a task then lasts ``backend.chunk_target`` (docs/cluster.md section 5), estimated from
+    the compute time of the tasks merged so far. The figures do not depend on the spans."""
+
+    def __init__(self, start, end, backend):
+        self.next, self.end, self.backend = start, end, backend
+        self.size = 1
+        self.done_positions = 0
+        self.done_seconds = 0.0
+
+    def record(self, positions, seconds):
+        self.done_positions += positions
+        self.done_seconds += seconds
+        per = self.done_seconds / self.done_positions
+        if per > 0:
+            self.size = max(1, min(256, int(self.backend.chunk_target(per) / per)))
+
+    def __iter__(self):
+        while self.next < self.end:
+            hi = min(self.end, self.next + self.size)
+            yield (self.next, hi)
+            self.next = hi
+
+
 def rollout_many(positions, trials=1296, seed=0, bot=None, *, out=None, resume=False,
                  progress=False, backend="local", **options):
     """Roll out every position of ``positions`` (a list of boards, Position IDs or
@@ -166,21 +210,38 @@ def rollout_many(positions, trials=1296, seed=0, bot=None, *, out=None, resume=F
     partial = False
     todo = [(i,) for i in range(len(records), len(texts))]
     backend, options = _spread(backend, options, trials, len(todo))
+    if isinstance(backend, RayCluster):
+        # spans of positions a task, so that the driver keeps up on a large cluster
+        specs = _Batches(len(records), len(texts), backend)
+        compute = _partial(_positions_rollout, texts, trials, seed, options)
+    else:
+        specs, compute = todo, _partial(_position_rollout, texts, trials, seed, options)
     try:
-        with closing(backend.map(_partial(_position_rollout, texts, trials, seed, options),
-                                 todo, "fastbg rollout_many")) as results:
-            for (i,), res, _ in results:
-                if res.partial:
-                    partial = True
-                    break
-                number, text = texts[i]
-                rec = {"index": i, "line": number, "position": text,
-                       **nan_to_none(res.to_dict())}
+        with closing(backend.map(compute, specs, "fastbg rollout_many")) as results:
+            for spec, res, seconds in results:
+                batch = res if isinstance(specs, _Batches) else [res]
+                if isinstance(specs, _Batches):
+                    specs.record(len(batch), seconds)
+                recs, failed = [], None
+                for i, one in zip(range(spec[0], spec[0] + len(batch)), batch):
+                    if isinstance(one, ValueError):
+                        failed = one
+                        break
+                    if one.partial:
+                        partial = True
+                        break
+                    number, text = texts[i]
+                    recs.append({"index": i, "line": number, "position": text,
+                                 **nan_to_none(one.to_dict())})
                 with _journal.interrupts_held():
-                    if journal is not None:
-                        journal.append(rec)
-                    records.append(rec)
-                bar.update(1)
+                    if journal is not None and recs:
+                        journal.append_many(recs)      # one write and one fsync a task
+                    records.extend(recs)
+                bar.update(len(recs))
+                if failed is not None:
+                    raise failed
+                if partial:
+                    break
     except KeyboardInterrupt:
         partial = True
     finally:
