@@ -315,6 +315,17 @@ def test_many_positions_a_task_and_an_unreadable_line(cluster, tmp_path):
     assert max(t.spec[1] - t.spec[0] for t in cluster.last) > 1, cluster.last
 
 
+def test_a_benchmark_set_made_on_the_cluster(cluster, tmp_path):
+    """Issue 16's job: a benchmark set harvested and rolled out on the nodes is the file
+    made here, bytes for bytes, journal and all."""
+    kw = dict(mix={"contact": 2, "race": 2}, decisions=None, game_bots=("pubeval", "random"),
+              bot="pubeval", trials=72, chunk_size=36, seed=3)
+    fastbg.make_benchmark(tmp_path / "l.jsonl", **kw)
+    fastbg.make_benchmark(tmp_path / "r.jsonl", backend=cluster, **kw)
+    assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
+    assert len(cluster.last) > 1
+
+
 def test_rollout_many_and_tournament(cluster, tmp_path):
     ids = ["4HPwATDgc/ABMA", "AACAkCRJqqoAAA", "4HPhASLgc/ABMA"]
     local = fastbg.rollout_many(ids, trials=36, bot="pubeval", out=tmp_path / "l.jsonl")
@@ -462,6 +473,22 @@ def _chunks_in(path):
     return recs + ([None] if cut else [])
 
 
+def _driver_saving_chunks(args, cwd, chunks=2):
+    """A ``fastbg`` process running ``args`` in ``cwd`` (its results file r.jsonl there),
+    once that file holds ``chunks`` chunks after its header: (the process, the file)."""
+    proc = subprocess.Popen([sys.executable, "-m", "fastbg"] + args, cwd=cwd,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"), text=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    path = cwd / "r.jsonl"
+    t0 = time.monotonic()
+    while not path.exists() or len(path.read_text().splitlines()) < 1 + chunks:
+        if proc.poll() is not None or time.monotonic() - t0 > WAIT_S:
+            proc.kill()
+            pytest.fail("no chunk was saved:\n" + proc.communicate()[1])
+        time.sleep(0.002)
+    return proc, path
+
+
 def test_a_killed_driver_then_resume(cluster, tmp_path):
     """SIGKILL to a ``fastbg rollout --ray`` driver mid-job (no Ctrl-C, no clean-up): the
     results file holds whole chunks in order, none twice (at most a last line cut short);
@@ -469,16 +496,7 @@ def test_a_killed_driver_then_resume(cluster, tmp_path):
     address = ray.get_runtime_context().gcs_address
     args = ["rollout", "4HPwATDgc/ABMA", "--bot", "pubeval", "--trials", "12960", "--chunk",
             "324", "--seed", "7", "--no-progress", "--out", "r.jsonl", f"--ray={address}"]
-    proc = subprocess.Popen([sys.executable, "-m", "fastbg"] + args, cwd=tmp_path,
-                            env=dict(os.environ, PYTHONUNBUFFERED="1"),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    path = tmp_path / "r.jsonl"
-    t0 = time.monotonic()
-    while not path.exists() or len(path.read_text().splitlines()) < 3:
-        if proc.poll() is not None or time.monotonic() - t0 > WAIT_S:
-            proc.kill()
-            pytest.fail("no chunk was saved:\n" + proc.communicate()[1].decode())
-        time.sleep(0.002)
+    proc, path = _driver_saving_chunks(args, tmp_path)
     proc.kill()
     proc.wait()
     recs = _chunks_in(path)
@@ -542,17 +560,7 @@ def test_the_head_node_lost_mid_job(tmp_path):
     try:
         args = ["rollout", "4HPwATDgc/ABMA", "--bot", "pubeval", "--trials", "129600",
                 "--chunk", "324", "--seed", "9", "--no-progress", "--out", "r.jsonl"]
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "fastbg"] + args + [f"--ray={cluster.address}"],
-            cwd=tmp_path, env=dict(os.environ, PYTHONUNBUFFERED="1"), text=True,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        path = tmp_path / "r.jsonl"
-        t0 = time.monotonic()
-        while not path.exists() or len(path.read_text().splitlines()) < 3:
-            if proc.poll() is not None or time.monotonic() - t0 > WAIT_S:
-                proc.kill()
-                pytest.fail("no chunk was saved:\n" + proc.communicate()[1])
-            time.sleep(0.01)
+        proc, path = _driver_saving_chunks(args + [f"--ray={cluster.address}"], tmp_path)
         cluster.kill(0)
         t0 = time.monotonic()
         err = proc.communicate(timeout=180)[1]
