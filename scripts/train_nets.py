@@ -59,6 +59,14 @@ GENERATIONS = {
         "positions": {"games": 20_000, "per_game": 1, "seed": 2},
         "rollouts": {"trials": 216, "seed": 3, "truncate": 10, "chunk_size": 216},
         "fit": {"epochs": 10, "alpha": 0.01, "seed": 4, "holdout": 0.1}},
+    # the race net alone (the largest gap to gnubg's: 8x its benchmark error rate):
+    # race positions of generation 2's games, rolled out to the end by it, then fitted
+    # (fit_positions teaches each position's class's net, so only the race net moves)
+    3: {"method": "supervised", "from": 2,
+        "positions": {"games": 20_000, "per_game": 8, "seed": 12, "classes": ["race"],
+                      "keep": 15_000},
+        "rollouts": {"trials": 216, "seed": 13, "truncate": None, "chunk_size": 216},
+        "fit": {"epochs": 10, "alpha": 0.01, "seed": 14, "holdout": 0.1}},
 }
 
 
@@ -134,6 +142,10 @@ def positions(args):
     games = args.games or spec["games"]
     boards = selfplay_positions(path_of(GENERATIONS[args.generation]["from"]), games,
                                 spec["per_game"], spec["seed"])
+    if "classes" in spec:                   # only positions of these classes
+        from fastbg.benchmarks import position_classes
+        boards = boards[[c in spec["classes"] for c in position_classes(boards)]]
+    boards = boards[:spec.get("keep", len(boards))]
     with open(files["positions.txt"], "w", encoding="ascii") as f:
         f.write(f"# positions of generation {GENERATIONS[args.generation]['from']}'s games "
                 f"(scripts/train_nets.py positions {args.generation}, {games} games)\n")

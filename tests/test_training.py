@@ -296,6 +296,16 @@ def test_the_supervised_steps_of_the_script_end_to_end(tmp_path, monkeypatch, ca
     assert [s["method"] for s in meta["segments"][-2:]] == ["supervised"] * 2
     log = __import__("json").loads((tmp_path / "generations.json").read_text())
     assert log["2"]["fit"]["positions"] + log["2"]["fit"]["held_out"] == 6
+    # a generation of one class: only its positions, at most "keep" of them
+    monkeypatch.setitem(script.GENERATIONS, 3, {
+        "method": "supervised", "from": 2,
+        "positions": {"games": 60, "per_game": 8, "seed": 5, "classes": ["race"], "keep": 7}})
+    assert script.main(["positions", "3"]) == 0
+    from fastbg.benchmarks import position_classes
+    ids = [line for line in (tmp_path / "gen3-positions.txt").read_text().splitlines()
+           if not line.startswith("#")]
+    boards = np.stack([fastbg.board_from_position_id(p) for p in ids])
+    assert 0 < len(ids) <= 7 and set(position_classes(boards)) == {"race"}
     shutil.rmtree(tmp_path)
 
 
