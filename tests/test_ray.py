@@ -582,3 +582,67 @@ def test_the_head_node_lost_mid_job(tmp_path):
     finally:
         cluster.stop()
         shutil.rmtree(cluster.root, ignore_errors=True)
+
+
+@pytest.mark.cluster
+def test_the_docs_setup_commands(tmp_path):
+    """docs/cluster.md section 3 as written, on one machine: two "machines" are two home
+    folders (the token made with ``ray get-auth-token --generate`` in the head's, copied
+    to the other's), RAY_AUTH_MODE=token everywhere, ``ray start --head``, ``ray start
+    --address``, ``ray status``, then a ``fastbg play --ray`` driver on the other
+    "machine" gives the games of a run here. Only the port (a free one, not 6379), the
+    loopback address and ``--block`` (to stop exactly these nodes) differ."""
+    homes = [tmp_path / "head", tmp_path / "other"]
+    for h in homes:
+        h.mkdir()
+    env = [dict(os.environ, HOME=str(h), RAY_AUTH_MODE="token", RAY_USAGE_STATS_ENABLED="0")
+           for h in homes]
+    for e in env:
+        e.pop("RAY_AUTH_TOKEN_PATH", None)          # the docs' default: ~/.ray/auth_token
+    ray_cli = [sys.executable, "-m", "ray.scripts.scripts"]
+    made = subprocess.run(ray_cli + ["get-auth-token", "--generate"], env=env[0],
+                          capture_output=True, text=True, timeout=WAIT_S)
+    assert made.returncode == 0, made.stderr
+    token = homes[0] / ".ray" / "auth_token"
+    assert token.read_text().strip()
+    (homes[1] / ".ray").mkdir()
+    shutil.copy(token, homes[1] / ".ray" / "auth_token")           # the docs' scp
+    port = _free_port()
+    root = tempfile.mkdtemp(prefix="fbdoc")
+    procs = []
+    try:
+        for args, e in ((["--head", f"--port={port}", f"--temp-dir={root}"], env[0]),
+                        ([f"--address=127.0.0.1:{port}"], env[1])):
+            procs.append(subprocess.Popen(
+                ray_cli + ["start", "--node-ip-address=127.0.0.1", "--num-cpus=1",
+                           "--block"] + args, env=e, start_new_session=True,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            t0 = time.monotonic()
+            while True:
+                status = subprocess.run(ray_cli + ["status", f"--address=127.0.0.1:{port}"],
+                                        env=e, capture_output=True, text=True)
+                active = status.stdout.split("Active:")[-1].split("Pending:")[0]
+                if active.count(" node_") == len(procs):
+                    break
+                assert time.monotonic() - t0 < WAIT_S, status.stderr[-2000:]
+                time.sleep(0.5)
+        out = subprocess.run([sys.executable, "-m", "fastbg", "play", "--bots",
+                              "pubeval,random", "--games", "2000", "--seed", "3", "--out",
+                              "g.jsonl", "--no-progress", "--ray", f"127.0.0.1:{port}"],
+                             cwd=tmp_path, env=env[1], capture_output=True, text=True,
+                             timeout=WAIT_S * 2)
+        assert out.returncode == 0, out.stderr[-3000:]
+    finally:
+        for p in procs:
+            os.killpg(p.pid, signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        shutil.rmtree(root, ignore_errors=True)
+    # the same games (the chunks, sized by measured speed, may differ from a run here)
+    saved = fastbg.play(2000, ("pubeval", "random"), seed=3, out=tmp_path / "g.jsonl",
+                        resume=True)                 # all there: read back, not played
+    _same_games(saved, fastbg.play(2000, ("pubeval", "random"), seed=3))
