@@ -12,8 +12,8 @@ Measured here (one machine; the figures name its CPU):
   and fsynced) for each job's chunk (games: 32,768 of them; rollouts: a position);
 * ``o``: a task slot's overhead per task: tasks of a known compute time (50 ms of
   numba-free sleep) through ``RayCluster.map``, ``(wall x slots - compute) / tasks``;
-* the job's context: the pickled chunk function of a gnubg-bot job (its weights), put
-  once per job and fetched once per node; its fetch across a network is modelled at
+* the job's context: the gnubg networks pickled (the bulk of a gnubg-bot job's chunk
+  function), put once per job and fetched once per node; its fetch across a network is modelled at
   --link-gbps (10 Gb/s by default), not measured.
 
 Predicted (``S`` task slots of one thread, ``T`` a chunk's compute time):
