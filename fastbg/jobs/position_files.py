@@ -208,18 +208,15 @@ def rollout_many(positions, trials=1296, seed=0, bot=None, *, out=None, resume=F
             raise _journal.JournalError(f"{out}: position records out of order at {i}")
     bar = progress_bar(len(texts), progress, "position", "rollouts", initial=len(records))
     partial = False
-    todo = [(i,) for i in range(len(records), len(texts))]
-    backend, options = _spread(backend, options, trials, len(todo))
-    if isinstance(backend, RayCluster):
-        # spans of positions a task, so that the driver keeps up on a large cluster
-        specs = _Batches(len(records), len(texts), backend)
-        compute = _partial(_positions_rollout, texts, trials, seed, options)
-    else:
-        specs, compute = todo, _partial(_position_rollout, texts, trials, seed, options)
+    backend, options = _spread(backend, options, trials, len(texts) - len(records))
+    # a span of positions a task: one each here; on a cluster as many as keep the driver,
+    # which merges and journals every task's results, from being the bottleneck
+    specs = (_Batches(len(records), len(texts), backend) if isinstance(backend, RayCluster)
+             else [(i, i + 1) for i in range(len(records), len(texts))])
+    compute = _partial(_positions_rollout, texts, trials, seed, options)
     try:
         with closing(backend.map(compute, specs, "fastbg rollout_many")) as results:
-            for spec, res, seconds in results:
-                batch = res if isinstance(specs, _Batches) else [res]
+            for spec, batch, seconds in results:
                 if isinstance(specs, _Batches):
                     specs.record(len(batch), seconds)
                 recs, failed = [], None
