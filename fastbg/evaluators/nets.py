@@ -532,15 +532,19 @@ class GnubgNet:
         rows = np.ascontiguousarray(b.reshape(-1, BOARD_SIZE))
         return (b,) + self.evaluate_rows(rows)
 
-    def evaluate_rows(self, rows, swapped=False, threads=None):
+    def evaluate_rows(self, rows, swapped=False, threads=None, out=None):
         """(probabilities (m, 5) float64, classes (m,) int8) of valid C-contiguous int8
         boards ``rows`` (m, 26), unchecked (the callers inside fastbg have checked them):
         for the side on roll, or with ``swapped`` for the other side. ``threads`` (default
         the net's) run the networks' one kernel
-        (:func:`fastbg.evaluators.net_kernels.evaluate_rows`)."""
+        (:func:`fastbg.evaluators.net_kernels.evaluate_rows`). ``out``: None, or the two
+        arrays to fill and return (C-contiguous, of those shapes and types)."""
         m = rows.shape[0]
-        probs = np.empty((m, _k.N_OUT), np.float64)
-        classes = np.empty(m, np.int8)
+        if out is None:
+            probs = np.empty((m, _k.N_OUT), np.float64)
+            classes = np.empty(m, np.int8)
+        else:
+            probs, classes = out
         if m:
             flag = np.bool_(swapped)
             kernel = _k.evaluate_rows if self._fast else _k.evaluate_rows_plain

@@ -10,7 +10,7 @@ import numpy as np
 from fastbg.position import movegen as _mg
 from fastbg.position.board import validate
 from fastbg.constants import BOARD_DTYPE, BOARD_SIZE, DIE_MAX, DIE_MIN, MAX_RESULTS
-from fastbg.parallel import resolve_threads, run_spans, threads as _threads
+from fastbg.parallel import thread_array, resolve_threads, run_spans, threads as _threads
 
 # Rows reserved per position in the first pass of the batch kernel. The perft workload
 # averages 15.9 results per pair and doubles alone 30; a chunk that runs short stops, and
@@ -119,13 +119,15 @@ def _chunk_bounds(m, n_chunks):
     return edges[:-1].copy(), edges[1:].copy()
 
 
-def legal_moves_rows(boards, dice, n_threads):
+def legal_moves_rows(boards, dice, n_threads, reuse=None):
     """:func:`legal_moves_batch` without the checks, for callers whose boards and dice are
     already valid (the game drivers): boards (n, 26) int8 and dice (n, 2) int64, both
-    C-contiguous, run on ``n_threads`` (the caller has set numba's thread count)."""
+    C-contiguous, run on ``n_threads`` (the caller has set numba's thread count).
+    ``reuse``: None, or a key of :func:`fastbg.parallel.thread_array` whose array the
+    results may be written to (valid until this thread's next call with that key)."""
     n = boards.shape[0]
     if n <= _BLOCK:
-        return _block(boards, dice, n_threads, _ROWS_PER_POSITION)
+        return _block(boards, dice, n_threads, _ROWS_PER_POSITION, reuse)
     parts = [_block(boards[i:i + _BLOCK], dice[i:i + _BLOCK], n_threads, _ROWS_PER_POSITION)
              for i in range(0, n, _BLOCK)]
     offsets = np.zeros(n + 1, np.int64)
@@ -133,8 +135,9 @@ def legal_moves_rows(boards, dice, n_threads):
     return np.concatenate([res for res, _ in parts]), offsets
 
 
-def _block(boards, dice, n_threads, rows_per):
-    """Results of one block: one parallel pass, then a pass for positions that did not fit."""
+def _block(boards, dice, n_threads, rows_per, reuse=None):
+    """Results of one block: one parallel pass, then a pass for positions that did not fit
+    (the results in ``reuse``'s thread array when they all fit at once)."""
     n = boards.shape[0]
     if n == 0:
         return np.empty((0, BOARD_SIZE), BOARD_DTYPE), np.zeros(1, np.int64)
@@ -153,8 +156,14 @@ def _block(boards, dice, n_threads, rows_per):
                                                     c0, c1),
               lo.size, n_threads, tasks_per_thread=_CHUNKS_PER_THREAD, min_span=1)
     used = np.add.reduceat(count, lo)
-    rows = np.concatenate([buf[r:r + u] for r, u in zip(region_lo, used)])
-    if np.array_equal(done, hi - lo):
+    parts = [buf[r:r + u] for r, u in zip(region_lo, used)]
+    complete = np.array_equal(done, hi - lo)
+    if complete and reuse is not None:
+        rows = np.concatenate(parts, out=thread_array(reuse, (int(used.sum()), BOARD_SIZE),
+                                                      BOARD_DTYPE))
+    else:
+        rows = np.concatenate(parts)
+    if complete:
         offsets = np.zeros(n + 1, np.int64)
         np.cumsum(count, out=offsets[1:])
         return rows, offsets
