@@ -269,7 +269,6 @@ def test_info_json_reports_the_cache_and_the_extras(tmp_path, monkeypatch):
     assert rec["cpu"] and rec["threads"] >= 1
     from fastbg.evaluators import cpu_variants
     assert rec["kernels"]["compress_store"] == cpu_variants.COMPRESS
-    assert rec["kernels"]["hidden_sums"] == cpu_variants.HIDDEN_SUMS
     assert rec["kernels"]["avx512"] == cpu_variants.HAS_AVX512
     text = run("info")
     assert text.exit_code == 0 and str(tmp_path / "numba") in text.output

@@ -227,7 +227,6 @@ def info_record():
         "kernels": {"target_cpu": numba.config.CPU_NAME or llvm.get_host_cpu_name(),
                     "avx512": variants.HAS_AVX512,
                     "compress_store": variants.COMPRESS,
-                    "hidden_sums": variants.HIDDEN_SUMS,
                     "network_hidden_layer": f"{simd.LANES}-lane float32 vectors",
                     "sigmoid_table": "vector permutes (AVX-512)" if simd.TABLE_BY_PERMUTES
                     else "gathers (portable)",
@@ -280,9 +279,7 @@ def info_command(as_json, clear_cache):
                             f"({'present' if rec['bearoff_tables']['present'] else 'made on first use'})"),
         ("kernels", f"for {k['target_cpu']}, AVX-512 {'yes' if k['avx512'] else 'no'}; "
                     f"network sigmoids by {k['sigmoid_table']}; input lists packed by "
-                    f"the {k['compress_store']!r} compressing store; hidden layers summed "
-                    + ("two positions at once" if k["hidden_sums"] == "pairs"
-                       else "one position at a time")
+                    f"the {k['compress_store']!r} compressing store"
                     + ("; JIT DISABLED" if k["jit_disabled"] else "")),
         ("gnubg weights", rec["weights"]["gnubg"] or f"none ({install_command('gnubg')})"),
         ("fastbg weights", (f"{rec['weights']['fastbg']} ({rec['weights']['fastbg_version']})"

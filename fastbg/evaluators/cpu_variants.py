@@ -83,34 +83,3 @@ def compress_store(builder, vec, dst, mask, variant=None):
         builder.store(packed, ptr, align=8)
         u = builder.add(u, builder.zext(builder.call(ctpop, [builder.bitcast(bits, i8)]), i64))
     return u
-
-
-
-#: Every way :func:`fastbg.evaluators.net_kernels.evaluate_rows` sums the hidden layer:
-#: two positions of a net at once, each weight row read once for both
-#: (:mod:`fastbg.evaluators.pair_sum_kernels`), or one position at a time.
-HIDDEN_SUM_VARIANTS = ("pairs", "single")
-#: The CPUs (LLVM's names) that sum in pairs: those measured faster that way (AMD Zen 4,
-#: whose second-level cache delivers a weight row at half the rate of its adds). Zen 5 is
-#: the same design there; other CPUs keep one position at a time until measured.
-PAIR_SUM_CPUS = ("znver4", "znver5")
-
-
-def compiled_cpu_name():
-    """The CPU name numba compiles for ("znver4", "icelake-server", ...): ``NUMBA_CPU_NAME``
-    where set (other than "generic" or "host"), else the host's."""
-    name = config.CPU_NAME
-    if name and name not in ("host", "generic"):
-        return name
-    try:
-        import llvmlite.binding as llvm
-        return llvm.get_host_cpu_name()
-    except Exception:       # noqa: BLE001  (no name: the portable choice)
-        return "generic"
-
-
-#: How the kernels sum the hidden layer on this CPU (one of :data:`HIDDEN_SUM_VARIANTS`):
-#: a pure function of the CPU name numba compiles for, which is in its cache key. It is a
-#: run-time setting of the evaluation's scratch (``NetScratch.mode``), so that both ways
-#: are compiled, and tested, on every CPU.
-HIDDEN_SUMS = "pairs" if compiled_cpu_name() in PAIR_SUM_CPUS else "single"

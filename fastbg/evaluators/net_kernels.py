@@ -80,17 +80,13 @@ from numba import njit
 
 from fastbg.evaluators import simd as _simd
 from fastbg.jit import HOT, INNER
-from fastbg.evaluators.add_row_kernels import base_adds, feature_entries, race_adds
-from fastbg.evaluators.feature_kernels import _half_from
-from fastbg.evaluators.pair_sum_kernels import (B_INPUTS, pair_base_adds, pair_feature_entries,
-                                                pair_hidden_sums)
+from fastbg.evaluators.add_row_kernels import base_adds, race_adds
 from fastbg.evaluators.gnubg_board_kernels import (_load_gb, board_and_summaries, classify,
                                                    classify_from, to_gnubg)
 from fastbg.evaluators.input_kernels import contact_features_from, contact_inputs, race_inputs
 from fastbg.evaluators.net_tables import (C_BEAROFF1, C_CRASHED, C_RACE, EVAL_GNUBG,
-                                          IF_CONTACT250, IF_RACE, MAX_INPUTS, MODE_PAIRS,
-                                          N_NETS, N_OUT, NET_CONTACT, NET_CRASHED, NET_RACE,
-                                          OUT_LBG, OUT_LG,
+                                          IF_CONTACT250, IF_RACE, MAX_INPUTS, N_NETS, N_OUT,
+                                          NET_CONTACT, NET_CRASHED, NET_RACE, OUT_LBG, OUT_LG,
                                           OUT_WBG, OUT_WG, OUT_WIN, ROWS_PER_CALL, SIG_E, SIG_HI,
                                           SIG_LO, sigmoid)
 from fastbg.evaluators.race_refine_kernels import _race_improvement, race_improvement
@@ -238,10 +234,6 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
     adder idle: 0.32 -> 0.07 us a contact position, measured, one thread). Each
     position's hidden units are stored as a row and the block is transposed in registers
     (:func:`fastbg.evaluators.simd.outputs_rows`), not scattered into lanes unit by unit.
-    Where ``scr.mode`` is MODE_PAIRS (AMD Zen 4: cpu_variants.HIDDEN_SUMS), the contact
-    and crashed positions are summed two of a net at once, each weight row read once for
-    both (:mod:`fastbg.evaluators.pair_sum_kernels`): the first of a pair waits with its
-    board and features, and one left at the end is summed alone (:func:`_finish_single`).
     """
     inp, hidden = scr.inp, scr.hidden
     out, gb, nz, adds = scr.out, scr.gb, scr.nz, scr.adds
@@ -249,12 +241,8 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
     w1, b1, beta, n_in, ifuncs = net.w1, net.b1, net.beta, net.n_in, net.ifunc
     binom = bo.binom
     h = hidden[:_simd.FAST_HIDDEN]
-    h2 = hidden[_simd.FAST_HIDDEN:]
-    pend, pgb, pinp, pairs = scr.pend, scr.pgb, scr.pinp, scr.pairs
-    pair_sums = scr.mode[0] == MODE_PAIRS
     for k in range(N_NETS):
         fill[k] = 0
-        pend[k] = -1
     for i in range(lo, hi):
         s0, s1 = board_and_summaries(rows, i, swapped, gb)
         pc = classify_from(gb, s0, s1, binom)
@@ -265,32 +253,6 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
                 probs[i, o] = out[o]
             continue
         k = _net_of(pc, n_in)
-        if pair_sums and ifuncs[k] != IF_RACE:
-            # Two positions of one net summed together (pair_sum_kernels): the first one
-            # waits with its board and features, the second completes the pair.
-            c250 = ifuncs[k] == IF_CONTACT250
-            held = pend[k]
-            o = 0 if held < 0 else B_INPUTS
-            _half_from(gb[1], s1, s0, pinp[k], o + BASE_INPUTS, c250)
-            _half_from(gb[0], s0, s1, pinp[k], o + BASE_INPUTS + MORE_INPUTS, c250)
-            if held < 0:
-                for r in range(2):
-                    for q in range(25):
-                        pgb[k, r, q] = gb[r, q]
-                pend[k] = i
-                continue
-            n_base = pair_base_adds(pgb[k], gb, pairs)
-            n_pair = pair_feature_entries(pinp[k], pairs, n_base, c250)
-            pair_hidden_sums(w1[k], b1[k], pairs, n_base, n_pair, pinp[k], scr.one, h, h2)
-            _simd.sigmoids_to_row(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
-            _simd.sigmoids_to_row(h2, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k] + 1)
-            slot[k, fill[k]] = held
-            slot[k, fill[k] + 1] = i
-            fill[k] += 2
-            pend[k] = -1
-            if fill[k] == _simd.LANES:
-                _flush(k, rows, swapped, net, bo, scr, probs)
-            continue
         # The inputs as rows added without a multiply, then the features' products
         # (:func:`fastbg.evaluators.add_row_kernels.extended_weights`: the same sums).
         if ifuncs[k] == IF_RACE:
@@ -306,29 +268,8 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
         if fill[k] == _simd.LANES:
             _flush(k, rows, swapped, net, bo, scr, probs)
     for k in range(N_NETS):
-        if pair_sums and pend[k] >= 0:
-            _finish_single(k, pend[k], rows, swapped, net, bo, scr, probs)
         if fill[k]:
             _flush(k, rows, swapped, net, bo, scr, probs)
-
-
-@njit(**INNER)
-def _finish_single(k, i, rows, swapped, net, bo, scr, probs):
-    """The hidden units of the position ``i`` left waiting for a pair (its board in
-    scr.pgb[k], its features in scr.pinp[k]) summed alone, as the single path does."""
-    inp, nz, adds, h = scr.inp, scr.nz, scr.adds, scr.hidden[:_simd.FAST_HIDDEN]
-    for j in range(BASE_INPUTS, BASE_INPUTS + 2 * MORE_INPUTS):
-        inp[j] = scr.pinp[k, j]
-    n_adds = base_adds(scr.pgb[k], adds)
-    n_nz = feature_entries(inp, nz, net.ifunc[k] == IF_CONTACT250)
-    _simd.hidden_sums_adds_128(net.w1[k], net.b1[k], adds, n_adds, inp, nz, n_nz, h)
-    f = scr.fill[k]
-    _simd.sigmoids_to_row(h, -net.beta[k, 0], SIG_E, SIG_LO, SIG_HI, scr.ht[k], f)
-    scr.slot[k, f] = i
-    scr.fill[k] = f + 1
-    scr.pend[k] = -1
-    if f + 1 == _simd.LANES:
-        _flush(k, rows, swapped, net, bo, scr, probs)
 
 
 @njit(nogil=True, **HOT)

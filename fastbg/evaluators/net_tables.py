@@ -21,8 +21,6 @@ from numba import njit
 
 from fastbg.evaluators import simd as _simd
 from fastbg.evaluators.add_row_kernels import MAX_ADDS
-from fastbg.evaluators.cpu_variants import HIDDEN_SUM_VARIANTS, HIDDEN_SUMS
-from fastbg.evaluators.pair_sum_kernels import MAX_PAIR_ENTRIES, PAIR_INPUTS
 from fastbg.jit import HOT
 
 
@@ -69,7 +67,7 @@ gammon distributions (x 65535) of the 15-checker positions, row index - N_GAMMON
 types: one_sided and gammon_dist uint16, gammon int32.)"""
 
 NetScratch = namedtuple("NetScratch", "inp hidden out gb dummy nz ht slot fill rsum res cls "
-                                      "adds pend pgb pinp pairs one mode")
+                                      "adds")
 NetScratch.__doc__ = """Per-thread scratch of the evaluation (:func:`new_scratch`).
 
 inp float32[250] inputs; hidden float32[256] hidden units; out float32[5] outputs;
@@ -80,14 +78,7 @@ int64[3, LANES] their row numbers; fill int64[3] how many wait; rsum float32[5, 
 output sums; then for :func:`fastbg.evaluators.net_kernels.scores`: res
 float64[ROWS_PER_CALL, 5] probabilities and cls int8[ROWS_PER_CALL] classes of a block of
 candidates; adds int64[MAX_ADDS] the weight rows a position adds
-without a multiply (:func:`fastbg.evaluators.add_row_kernels.base_adds`); then for
-summing two positions at once (:mod:`fastbg.evaluators.pair_sum_kernels`): pend int64[3]
-the row of the position waiting for a pair in each net (-1: none), pgb int64[3, 2, 25] its
-gnubg board, pinp float32[3, PAIR_INPUTS] the pair's inputs (the waiting one's at 0, the
-second's at B_INPUTS), pairs int64[MAX_PAIR_ENTRIES] the pair's list, one float32[16] ones;
-mode int64[1] how evaluate_rows sums the hidden layer: MODE_SINGLE or MODE_PAIRS (this
-CPU's way, :data:`fastbg.evaluators.cpu_variants.HIDDEN_SUMS`, unless a caller of
-:func:`scratch` chose)."""
+without a multiply (:func:`fastbg.evaluators.add_row_kernels.base_adds`)."""
 
 # gnubg's sigmoid table: e[k] = exp(k / 10) / 10, one extra entry, then zeros to seven whole
 # vectors (the AVX-512 lookup of fastbg.evaluators.simd loads the table as vectors).
@@ -120,38 +111,18 @@ def sigmoid(x):
 ROWS_PER_CALL = 256
 
 
-def _mode(hidden_sums):
-    """NetScratch.mode of a way of summing the hidden layer (HIDDEN_SUM_VARIANTS)."""
-    if hidden_sums not in HIDDEN_SUM_VARIANTS:
-        raise ValueError(f"hidden_sums must be one of {HIDDEN_SUM_VARIANTS}, got "
-                         f"{hidden_sums!r}")
-    return MODE_PAIRS if hidden_sums == "pairs" else MODE_SINGLE
-
-
-# NetScratch.mode: evaluate_rows sums the hidden layer one position at a time, or two of a
-# net at once (this CPU's way by default: cpu_variants.HIDDEN_SUMS).
-MODE_SINGLE, MODE_PAIRS = 0, 1
-MODE = _mode(HIDDEN_SUMS)
-
-
-def scratch(hidden_sums=None):
+def scratch():
     """Per-thread scratch (a :class:`NetScratch`) made in Python, for callers of
     :func:`fastbg.evaluators.net_kernels.evaluate_rows` from Python: the types of
     :func:`new_scratch`'s (a test compares them), without compiling it and numba's
-    ``np.zeros`` for each of its array types. ``hidden_sums``: one of
-    :data:`fastbg.evaluators.cpu_variants.HIDDEN_SUM_VARIANTS` (default this CPU's)."""
+    ``np.zeros`` for each of its array types."""
     z = np.zeros
     return NetScratch(z(MAX_INPUTS, np.float32), z(256, np.float32), z(N_OUT, np.float32),
                       z((2, 25), np.int64), z((2, 25), np.int64), z(MAX_INPUTS, np.int64),
                       z((N_NETS, _simd.LANES, _simd.FAST_HIDDEN), np.float32),
                       z((N_NETS, _simd.LANES), np.int64), z(N_NETS, np.int64),
                       z((N_OUT, _simd.LANES), np.float32), z((ROWS_PER_CALL, N_OUT), np.float64),
-                      z(ROWS_PER_CALL, np.int8), z(MAX_ADDS, np.int64),
-                      z(N_NETS, np.int64), z((N_NETS, 2, 25), np.int64),
-                      z((N_NETS, PAIR_INPUTS), np.float32), z(MAX_PAIR_ENTRIES, np.int64),
-                      np.ones(_simd.LANES, np.float32),
-                      np.array([_mode(HIDDEN_SUMS if hidden_sums is None else hidden_sums)],
-                               np.int64))
+                      z(ROWS_PER_CALL, np.int8), z(MAX_ADDS, np.int64))
 
 
 @njit(cache=True)
@@ -164,8 +135,4 @@ def new_scratch():
                       np.zeros((N_NETS, _simd.LANES), np.int64), np.zeros(N_NETS, np.int64),
                       np.zeros((N_OUT, _simd.LANES), np.float32),
                       np.zeros((ROWS_PER_CALL, N_OUT), np.float64),
-                      np.zeros(ROWS_PER_CALL, np.int8), np.zeros(MAX_ADDS, np.int64),
-                      np.zeros(N_NETS, np.int64), np.zeros((N_NETS, 2, 25), np.int64),
-                      np.zeros((N_NETS, PAIR_INPUTS), np.float32),
-                      np.zeros(MAX_PAIR_ENTRIES, np.int64), np.ones(_simd.LANES, np.float32),
-                      np.full(1, MODE, np.int64))
+                      np.zeros(ROWS_PER_CALL, np.int8), np.zeros(MAX_ADDS, np.int64))
