@@ -192,3 +192,24 @@ def test_hint_candidates_hold_python_numbers_and_own_rows():
     c0.board[:] = 0
     np.testing.assert_array_equal(c1.board, before)
     assert hints[1][0].board.any()
+
+
+@pytest.mark.parametrize("ply", [0, 1, 2])
+@pytest.mark.parametrize("filter", ["gnubg", None, "normal", "tiny", (2, 0.03), (1, 0.5)])
+def test_deep_rows_equal_the_pair_by_pair_loop(ply, filter):
+    """The candidates looked at more deeply, every pair at once, are the loop's: scores
+    with ties, pairs of one and of no candidates, float32 and float64 scores."""
+    from fastbg.analysis.hints import check_filter, deep_rows, deep_rows_loop
+    rng = np.random.default_rng(ply * 7 + len(str(filter)))
+    counts = rng.integers(0, 30, 400)
+    counts[:5] = [0, 1, 2, 0, 40]
+    off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    f = check_filter(filter, 1 if isinstance(filter, tuple) else ply)
+    for dtype in (np.float64, np.float32):
+        scores = (rng.integers(-40, 40, off[-1]) / 64).astype(dtype)   # many ties
+        want = deep_rows_loop(scores, off, ply, f)
+        got = deep_rows(scores, off, ply, f)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+    if ply and filter != (1, 0.5):                      # (1, t) keeps none: the best alone
+        assert len(want) > 0

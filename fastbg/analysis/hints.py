@@ -409,7 +409,38 @@ def deep_rows(scores0, off, ply, filter):
     the best ``CANDIDATES.get(ply, DEEP_CANDIDATES)`` by 0-ply score (the first on ties)
     ("gnubg"), or the best, at most n, within t of the best, none when that is the best
     alone (a filter (n, t): a name of :data:`MOVE_FILTERS` or a pair; GNU Backgammon's
-    FindnSaveBestMoves). ``filter`` as :func:`check_filter` returns it."""
+    FindnSaveBestMoves). ``filter`` as :func:`check_filter` returns it.
+
+    Every pair at once: one stable sort by pair and score, each candidate's rank in its
+    pair from that (:func:`deep_rows_loop`, the pair-by-pair loop it replaced, is the
+    tests' reference: 1.0 -> 0.1 ms for 300 hints, and each turn of an n-ply bot)."""
+    if ply == 0:
+        return np.zeros(0, np.int64)
+    n = int(off[-1])
+    if filter is None:
+        return np.arange(n, dtype=np.int64)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    scores = np.asarray(scores0)
+    counts = np.diff(off)
+    pair = np.repeat(np.arange(len(counts)), counts)
+    order = np.lexsort((-scores, pair))          # stable: ties keep the candidates' order
+    first = np.asarray(off[:-1], np.int64)[pair]
+    rank = np.arange(n) - first
+    most = filter_pair(filter)
+    if most is None:
+        keep = rank < CANDIDATES.get(ply, DEEP_CANDIDATES)
+    else:
+        most, threshold = most
+        ranked = scores[order]
+        keep = (rank < most) & (ranked >= ranked[first] - threshold)
+        kept = np.bincount(pair[keep], minlength=len(counts))
+        keep &= kept[pair] > 1
+    return np.sort(order[keep])
+
+
+def deep_rows_loop(scores0, off, ply, filter):
+    """:func:`deep_rows` pair by pair (its reference)."""
     if ply == 0:
         return np.zeros(0, np.int64)
     if filter is None:
