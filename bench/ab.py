@@ -5,7 +5,8 @@ their own folders through PYTHONPATH, each with its own warm numba cache, so com
 is not timed); every process times each workload ``--timings`` times. The medians over
 all rounds are reported, with new/old. The workloads are the hot paths that a kernel
 change can slow: games of the built-in bots, the gnubg networks' batch kernel (scores
-and probabilities of distinct positions) and a variance-reduced gnubg rollout.
+and probabilities of distinct positions), a variance-reduced gnubg rollout, and the n-ply
+search (1-ply and 2-ply probabilities, 1-ply hints).
 
     git worktree add --detach /tmp/old <commit>
     python -m bench.ab --old /tmp/old [--rounds 4] [--timings 8] [--json ab.json]
@@ -32,6 +33,7 @@ from bench import workloads
 timings = int(sys.argv[1])
 pos = workloads.net_positions(40_000, seed=1)
 net = fastbg.gnubg_net()
+rolls = np.random.default_rng(1).integers(1, 7, (100, 2))
 work = {
     "play 20,000 random vs random": lambda: fastbg.play(20_000, ("random", "random"), seed=1),
     "play 10,000 pubeval vs pubeval": lambda: fastbg.play(10_000, ("pubeval", "pubeval"),
@@ -42,6 +44,11 @@ work = {
     "VR rollout, 72 trials, gnubg": lambda: fastbg.rollout(
         "4HPwATDgc/ABMA", trials=72, bot="gnubg", variance_reduction=True,
         evaluator="gnubg"),
+    # the n-ply search (fastbg keeps no evaluation cache: the same positions each timing)
+    "1-ply probabilities, 200 positions": lambda: net.probabilities(pos[:200], ply=1),
+    "2-ply probabilities, 10 positions": lambda: net.probabilities(pos[200:210], ply=2),
+    "1-ply hints, 100 (position, roll) pairs": lambda: fastbg.hint_batch(
+        pos[300:400], rolls, ply=1),
 }
 out = {}
 for name, fn in work.items():
