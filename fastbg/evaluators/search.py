@@ -176,7 +176,7 @@ def _expand_level(net, nodes, ply, n_threads, prune):
     boards = thread_array(tag + "boards", (k, N_ROLLS, BOARD_SIZE), nodes.dtype)
     boards[:] = nodes[:, None, :]
     boards = boards.reshape(k * N_ROLLS, BOARD_SIZE)
-    dice = _dice_of(k)
+    dice = _tiled("rolls", _ROLLS64, k)
     res, off = legal_moves_rows(boards, dice, n_threads, reuse=tag + "results")
     flipped = thread_array(tag + "flipped", res.shape, res.dtype)
     local = thread_array(tag + "local", len(res), np.int64)
@@ -204,7 +204,7 @@ def _expand_level(net, nodes, ply, n_threads, prune):
         q, cls = net.evaluate_rows(uniq, threads=n_threads,
                                    out=(thread_array(tag + "probs", (len(uniq), 5), np.float64),
                                         thread_array(tag + "classes", len(uniq), np.int8)))
-        keep = _ones_of(len(res))
+        keep = _tiled("ones", _ONE, len(res))
     child = np.empty(pairs, np.int64)
     tied = np.empty(pairs, np.int64)
     leaf = np.bool_(ply == 1)
@@ -251,25 +251,18 @@ _NODES_PER_SPAN = 16
 _WHOLE_LEVEL_NODES = 64
 _MIN_PART, _MAX_PART = 16, 40
 _ROLLS64 = ROLLS.astype(np.int64)
+_ONE = np.ones(1, np.int8)
 
 
-def _dice_of(k):
-    """The 21 rolls repeated for k nodes, (21 k, 2) int64: a view of this thread's table
-    (not to be written to)."""
-    table = thread_scratch("rolls", lambda: np.zeros((0, 2), np.int64))
-    if table.shape[0] < k * N_ROLLS:
-        table = np.tile(_ROLLS64, (max(k, 64), 1))
-        set_thread_scratch("rolls", table)
-    return table[:k * N_ROLLS]
-
-
-def _ones_of(n):
-    """n int8 ones: a view of this thread's table (not to be written to)."""
-    table = thread_scratch("ones", lambda: np.zeros(0, np.int8))
-    if table.shape[0] < n:
-        table = np.ones(max(n, 1 << 16), np.int8)
-        set_thread_scratch("ones", table)
-    return table[:n]
+def _tiled(key, unit, count):
+    """``count`` copies of the array ``unit`` one after another along its first axis: a
+    view of this thread's table of them, kept and grown (not to be written to)."""
+    table = thread_scratch(key, lambda: unit[:0])
+    if len(table) < count * len(unit):
+        copies = max(count, 2 * len(table) // len(unit), 64)
+        table = np.tile(unit, (copies,) + (1,) * (unit.ndim - 1))
+        set_thread_scratch(key, table)
+    return table[:count * len(unit)]
 
 
 def _prune_slots():

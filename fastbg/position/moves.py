@@ -10,7 +10,7 @@ import numpy as np
 from fastbg.position import movegen as _mg
 from fastbg.position.board import validate
 from fastbg.constants import BOARD_DTYPE, BOARD_SIZE, DIE_MAX, DIE_MIN, MAX_RESULTS
-from fastbg.parallel import thread_array, resolve_threads, run_spans, threads as _threads
+from fastbg.parallel import resolve_threads, run_spans, thread_array, threads as _threads
 
 # Rows reserved per position in the first pass of the batch kernel. The perft workload
 # averages 15.9 results per pair and doubles alone 30; a chunk that runs short stops, and
