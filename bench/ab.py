@@ -9,7 +9,7 @@ and probabilities of distinct positions), a variance-reduced gnubg rollout, and 
 search (1-ply and 2-ply probabilities, 1-ply hints).
 
     git worktree add --detach /tmp/old <commit>
-    python -m bench.ab --old /tmp/old [--rounds 4] [--timings 8] [--json ab.json]
+    python -m bench.ab --old /tmp/old [--rounds 4] [--timings 8] [--only 1-ply] [--json ab.json]
 
 The first round of each tree also fills its numba cache (its figures are dropped).
 """
@@ -31,6 +31,7 @@ import fastbg
 from bench import workloads
 
 timings = int(sys.argv[1])
+only = json.loads(sys.argv[2])
 pos = workloads.net_positions(40_000, seed=1)
 net = fastbg.gnubg_net()
 rolls = np.random.default_rng(1).integers(1, 7, (100, 2))
@@ -52,6 +53,8 @@ work = {
 }
 out = {}
 for name, fn in work.items():
+    if only and not any(o.lower() in name.lower() for o in only):
+        continue
     fn()                                   # compile or load from the cache
     ts = []
     for _ in range(timings):
@@ -63,13 +66,14 @@ print(json.dumps(out))
 """
 
 
-def run_tree(root, timings):
-    """One process of the tree at ``root``: {workload: [seconds, ...]}."""
+def run_tree(root, timings, only=()):
+    """One process of the tree at ``root``: {workload: [seconds, ...]} (the workloads whose
+    names contain one of ``only``, or all)."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ)
     # the tree's fastbg first; this tree's bench package for the workloads
     env["PYTHONPATH"] = os.pathsep.join([root, here])
-    out = subprocess.run([sys.executable, "-c", CHILD, str(timings)], env=env, cwd=root,
+    out = subprocess.run([sys.executable, "-c", CHILD, str(timings), json.dumps(list(only))], env=env, cwd=root,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -79,17 +83,20 @@ def main(argv=None):
     ap.add_argument("--old", required=True, help="folder of the other checkout (the base)")
     ap.add_argument("--rounds", type=int, default=4, help="rounds of one process per tree (4)")
     ap.add_argument("--timings", type=int, default=8, help="timings per workload a process (8)")
+    ap.add_argument("--only", action="append", default=[], metavar="TEXT",
+                    help="time only the workloads whose names contain TEXT (any case; "
+                         "repeat for several), e.g. --only 1-ply --only hints")
     ap.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
     a = ap.parse_args(argv)
     new = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     trees = {"old": os.path.abspath(a.old), "new": new}
     for root in trees.values():                       # warm each tree's cache
-        run_tree(root, 1)
+        run_tree(root, 1, a.only)
     samples = {"old": {}, "new": {}}
     for r in range(a.rounds):
         order = ("old", "new") if r % 2 == 0 else ("new", "old")
         for key in order:
-            for name, ts in run_tree(trees[key], a.timings).items():
+            for name, ts in run_tree(trees[key], a.timings, a.only).items():
                 samples[key].setdefault(name, []).extend(ts)
     info = harness.machine()
     harness.print_machine(info, "A/B, one thread: medians in seconds")

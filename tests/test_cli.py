@@ -270,9 +270,11 @@ def test_info_json_reports_the_cache_and_the_extras(tmp_path, monkeypatch):
     from fastbg.evaluators import cpu_variants
     assert rec["kernels"]["compress_store"] == cpu_variants.COMPRESS
     assert rec["kernels"]["avx512"] == cpu_variants.HAS_AVX512
+    assert rec["kernels"]["hidden_passes"] == cpu_variants.HIDDEN_PASSES
     text = run("info")
     assert text.exit_code == 0 and str(tmp_path / "numba") in text.output
     assert f"the {cpu_variants.COMPRESS!r} compressing store" in text.output
+    assert f"hidden sums in {cpu_variants.HIDDEN_PASSES} pass" in text.output
 
 
 def test_info_clear_cache_removes_this_install_only(tmp_path, monkeypatch):

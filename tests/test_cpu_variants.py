@@ -1,5 +1,8 @@
 """The CPU variants of the kernels (fastbg/evaluators/cpu_variants.py) give the same bits.
 
+The hidden sums in one pass over the weight rows and in two (AVX2's) are both compiled
+here, on every CPU, and compared with the plain loop bit for bit.
+
 Each variant of the compressing store is compiled here into the two intrinsics that use it
 (the points' add rows and the features' entries) and compared with the plain loops on
 positions of every shape; the variant this CPU cannot run (AVX-512 code without AVX-512) is
@@ -15,6 +18,7 @@ from numba import njit
 
 from fastbg.evaluators import add_row_kernels as A
 from fastbg.evaluators import cpu_variants as V
+from fastbg.evaluators import simd
 from fastbg.evaluators.input_tables import BASE_INPUTS
 from fastbg.evaluators.net_tables import MAX_INPUTS
 
@@ -106,15 +110,15 @@ def test_variant_follows_the_compiled_features():
     """The variant is chosen from the features numba compiles for: NUMBA_CPU_FEATURES
     without AVX-512 gives the portable one (and numba's cache key changes with it)."""
     code = ("from fastbg.evaluators import cpu_variants as V, simd; "
-            "print(V.COMPRESS, V.HAS_AVX512, simd.TABLE_BY_PERMUTES)")
+            "print(V.COMPRESS, V.HAS_AVX512, simd.TABLE_BY_PERMUTES, V.HIDDEN_PASSES)")
     env = dict(os.environ, NUMBA_CPU_FEATURES="+sse2,+avx,+avx2,+fma")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()
-    assert out == ["scalar", "False", "False"]
+    assert out == ["scalar", "False", "False", "2"]
     env["NUMBA_CPU_FEATURES"] = "+sse2,+avx,+avx2,+fma,+avx512f,+avx512bw,+avx512vl"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()
-    assert out == ["avx512-register", "True", "True"]
+    assert out == ["avx512-register", "True", "True", "1"]
 
 
 @pytest.mark.skipif(not V.HAS_AVX512, reason="the AVX-512 variant needs AVX-512, which this "
@@ -130,3 +134,46 @@ def test_avx512_variant_packs_in_a_register():
     asm = run.inspect_asm(run.signatures[0])
     assert re.search(r"vpcompressq\s+%zmm\d+,\s*%zmm\d+", asm)
     assert not re.search(r"vpcompressq\s+%zmm\d+,\s*-?\w*\(", asm)
+
+
+def hidden_sums_runner(passes):
+    sums = simd._hidden_sums_intrinsic(simd.N_VEC, adds=True, passes=passes)
+
+    @njit
+    def run(w, b, adds, n_adds, inp, nz, n, out):
+        sums(w, b, adds, n_adds, inp, nz, n, out)
+    return run
+
+
+@pytest.mark.parametrize("passes", V.HIDDEN_PASS_VARIANTS)
+def test_hidden_sums_in_passes_equal_the_loop(passes):
+    """The hidden sums in any number of passes over the rows are the plain loop's bits:
+    rows added as they are, then inputs multiplied and product rows (entries past the
+    inputs) added, in list order; with no rows at all, the thresholds."""
+    rng = np.random.default_rng(41 + passes)
+    n_in, n_rows = 250, 700
+    w = rng.normal(0, 1, (n_rows, simd.FAST_HIDDEN)).astype(np.float32)
+    b = rng.normal(0, 1, simd.FAST_HIDDEN).astype(np.float32)
+    run = hidden_sums_runner(passes)
+    for trial in range(40):
+        n_adds = 0 if trial == 0 else int(rng.integers(0, 60))
+        adds = rng.integers(0, n_rows, n_adds + 8).astype(np.int64)
+        inp = np.zeros(n_in, np.float32)
+        feats = np.sort(rng.choice(n_in, int(rng.integers(0, 30)), replace=False))
+        inp[feats] = rng.random(len(feats)).astype(np.float32) * 3
+        products = rng.integers(n_in, n_rows, len(feats))
+        nz = np.where(rng.random(len(feats)) < 0.5, feats, products).astype(np.int64)
+        n = 0 if trial == 0 else len(nz)
+        want = np.full(simd.FAST_HIDDEN, np.nan, np.float32)
+        simd.hidden_sums_adds_reference(w, b, adds, n_adds, inp, nz, n, want)
+        got = np.full(simd.FAST_HIDDEN, np.nan, np.float32)
+        run(w, b, adds, n_adds, inp, nz, n, got)
+        np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
+        if trial == 0:
+            np.testing.assert_array_equal(got, b)
+
+
+def test_hidden_sums_passes_follow_the_registers():
+    """Two passes where the compiled code has no AVX-512 (16 vector registers), one with it."""
+    assert V.HIDDEN_PASSES == (1 if V.HAS_AVX512 else 2)
+    assert V.HIDDEN_PASSES in V.HIDDEN_PASS_VARIANTS

@@ -227,6 +227,7 @@ def info_record():
         "kernels": {"target_cpu": numba.config.CPU_NAME or llvm.get_host_cpu_name(),
                     "avx512": variants.HAS_AVX512,
                     "compress_store": variants.COMPRESS,
+                    "hidden_passes": variants.HIDDEN_PASSES,
                     "network_hidden_layer": f"{simd.LANES}-lane float32 vectors",
                     "sigmoid_table": "vector permutes (AVX-512)" if simd.TABLE_BY_PERMUTES
                     else "gathers (portable)",
@@ -278,6 +279,8 @@ def info_command(as_json, clear_cache):
         ("bear-off tables", f"{rec['bearoff_tables']['path']} "
                             f"({'present' if rec['bearoff_tables']['present'] else 'made on first use'})"),
         ("kernels", f"for {k['target_cpu']}, AVX-512 {'yes' if k['avx512'] else 'no'}; "
+                    f"hidden sums in {k['hidden_passes']} "
+                    f"pass{'es' if k['hidden_passes'] > 1 else ''} over the rows; "
                     f"network sigmoids by {k['sigmoid_table']}; input lists packed by "
                     f"the {k['compress_store']!r} compressing store"
                     + ("; JIT DISABLED" if k["jit_disabled"] else "")),

@@ -20,6 +20,12 @@ each lane at the current end and the end moved on by the lane's mask bit
 the kept lanes in order at ``dst`` and may write past them (up to the vector's width: the
 callers' buffers have that room); the kept entries are the same bits in every variant
 (tests/test_cpu_variants.py).
+
+**Hidden sums in passes.** :data:`HIDDEN_PASSES`: one pass over a position's weight rows
+for all 128 hidden sums where they fit in registers (AVX-512), two passes of 64 sums
+otherwise. Each sum is the same sequence of float32 adds either way, so the bits are the
+same (tests/test_cpu_variants.py); on an AMD EPYC Zen 3 (AVX2) the sums alone took 928 ->
+705 ns a contact position (docs/performance.md, "Zen 3").
 """
 from llvmlite import ir
 from numba import config
@@ -44,6 +50,13 @@ def compiled_features():
 HAS_AVX512 = "avx512f" in compiled_features()
 #: The compressing store the kernels compile (one of :data:`COMPRESS_VARIANTS`).
 COMPRESS = COMPRESS_VARIANTS[0] if HAS_AVX512 else "scalar"
+#: Every number of passes the 128 hidden sums may take (:mod:`fastbg.evaluators.simd`).
+HIDDEN_PASS_VARIANTS = (1, 2)
+#: The passes compiled here: the sums are eight 16-lane float32 vectors, eight of
+#: AVX-512's 32 vector registers but all sixteen of AVX2's, so without AVX-512 LLVM
+#: spilled and re-loaded sums on every weight row; there the sums are made in two passes
+#: over the rows, 64 units each, that fit.
+HIDDEN_PASSES = 1 if HAS_AVX512 else 2
 
 
 def compress_store(builder, vec, dst, mask, variant=None):

@@ -17,7 +17,7 @@ from numba import config, njit, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
-from fastbg.evaluators.cpu_variants import HAS_AVX512
+from fastbg.evaluators.cpu_variants import HAS_AVX512, HIDDEN_PASSES
 from fastbg.jit import HOT
 
 LANES = 16                 # float32 lanes of one vector (512 bits; AVX2 splits it in two)
@@ -25,15 +25,19 @@ FAST_HIDDEN = 128          # hidden units of the vector path: every gnubg net ha
 N_VEC = FAST_HIDDEN // LANES
 
 
-def _hidden_sums_intrinsic(n_vec, adds=False):
+def _hidden_sums_intrinsic(n_vec, adds=False, passes=1):
     """The intrinsic ``(w, b, inp, nz, n, out)``: out[:16 n_vec] = b + the sum over q < n of
-    w[nz[q]] * inp[nz[q]] (input order, per lane), the sums held in n_vec vectors.
+    w[nz[q]] * inp[nz[q]] (input order, per lane), the sums held in n_vec vectors, in
+    ``passes`` passes over the rows (each for n_vec / passes of the vectors).
 
     With ``adds`` the intrinsic ``(w, b, adds, n_adds, inp, nz, n, out)``: first the rows
     w[adds[q]] for q < n_adds are added as they are (inputs of 1, or products computed
     beforehand: :func:`fastbg.evaluators.add_row_kernels.extended_weights`), then the
     entries of nz[:n] in turn: an input's product as above, or for an entry past the
     inputs (>= len(inp)) the row w[entry] as it is: 8 vector operations instead of 16."""
+    if passes < 1 or n_vec % passes:
+        raise ValueError(f"{n_vec} vectors do not split into {passes} passes")
+
     def typed(sig_args):
         """The signature for these argument types, or None."""
         def vec(a, dtype):
@@ -78,9 +82,6 @@ def _hidden_sums_intrinsic(n_vec, adds=False):
             """Pointer to the k-th 16-float vector from float* ``base``."""
             return builder.bitcast(builder.gep(base, [ir.Constant(i64, k * LANES)]), vptr)
 
-        accs = [cgutils.alloca_once(builder, vty) for _ in range(n_vec)]
-        for k, acc in enumerate(accs):
-            builder.store(builder.load(vec_at(b_arr.data, k), align=4), acc)
         zero_mask = ir.Constant(ir.VectorType(i32, LANES), [0] * LANES)
         w_bytes = builder.bitcast(w_arr.data, bptr)
 
@@ -88,39 +89,51 @@ def _hidden_sums_intrinsic(n_vec, adds=False):
             return builder.bitcast(builder.gep(w_bytes, [builder.mul(i, row_stride)]),
                                    f32.as_pointer())
 
-        def add_row(row):
-            for k, acc in enumerate(accs):
+        def add_row(row, accs):
+            for k, acc in accs:
                 wv = builder.load(vec_at(row, k), align=4)
                 builder.store(builder.fadd(builder.load(acc), wv), acc)
 
-        def add_product(i, row):
+        def add_product(i, row, accs):
             x = builder.load(builder.gep(inp_arr.data, [i]))
             xv = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(i32, 0))
             xv = builder.shuffle_vector(xv, ir.Constant(vty, ir.Undefined), zero_mask)
-            for k, acc in enumerate(accs):
+            for k, acc in accs:
                 wv = builder.load(vec_at(row, k), align=4)
                 builder.store(builder.fadd(builder.load(acc), builder.fmul(wv, xv)), acc)
 
         if adds:
             add_arr = context.make_array(a_ty)(context, builder, a_a)
-            with cgutils.for_range(builder, context.cast(builder, na_a, na_ty,
-                                                         types.intp)) as loop:
-                add_row(row_of(builder.load(builder.gep(add_arr.data, [loop.index]))))
+            n_add_rows = context.cast(builder, na_a, na_ty, types.intp)
             n_inputs = cgutils.unpack_tuple(builder, inp_arr.shape, 1)[0]
-        with cgutils.for_range(builder, n_val) as loop:
-            i = builder.load(builder.gep(nz_arr.data, [loop.index]))
-            row = row_of(i)
+        # One pass over the rows for each group of hidden units: a group's sums stay in
+        # registers (AVX2 has 16 vector registers: the 16 halves of eight 16-lane sums
+        # would fill them all and spill on every row). Each unit's sum is the same
+        # sequence of operations whichever group it is in, so the bits do not change.
+        per = n_vec // passes
+        for first in range(0, n_vec, per):
+            accs = [(k, cgutils.alloca_once(builder, vty)) for k in range(first, first + per)]
+            for k, acc in accs:
+                builder.store(builder.load(vec_at(b_arr.data, k), align=4), acc)
             if adds:
-                # an entry past the inputs: a product row, added as it is
-                with builder.if_else(builder.icmp_signed(">=", i, n_inputs)) as (past, inside):
-                    with past:
-                        add_row(row)
-                    with inside:
-                        add_product(i, row)
-            else:
-                add_product(i, row)
-        for k, acc in enumerate(accs):
-            builder.store(builder.load(acc), vec_at(out_arr.data, k), align=4)
+                with cgutils.for_range(builder, n_add_rows) as loop:
+                    add_row(row_of(builder.load(builder.gep(add_arr.data, [loop.index]))),
+                            accs)
+            with cgutils.for_range(builder, n_val) as loop:
+                i = builder.load(builder.gep(nz_arr.data, [loop.index]))
+                row = row_of(i)
+                if adds:
+                    # an entry past the inputs: a product row, added as it is
+                    with builder.if_else(builder.icmp_signed(">=", i, n_inputs)) as (past,
+                                                                                    inside):
+                        with past:
+                            add_row(row, accs)
+                        with inside:
+                            add_product(i, row, accs)
+                else:
+                    add_product(i, row, accs)
+            for k, acc in accs:
+                builder.store(builder.load(acc), vec_at(out_arr.data, k), align=4)
         return context.get_dummy_value()
 
     if adds:
@@ -136,8 +149,8 @@ def _hidden_sums_intrinsic(n_vec, adds=False):
     return sums
 
 
-_hidden_sums_128 = _hidden_sums_intrinsic(N_VEC)
-_hidden_sums_adds_128 = _hidden_sums_intrinsic(N_VEC, adds=True)
+_hidden_sums_128 = _hidden_sums_intrinsic(N_VEC, passes=HIDDEN_PASSES)
+_hidden_sums_adds_128 = _hidden_sums_intrinsic(N_VEC, adds=True, passes=HIDDEN_PASSES)
 _hidden_sums_16 = _hidden_sums_intrinsic(1)
 
 
