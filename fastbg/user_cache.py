@@ -17,14 +17,25 @@ user's own cached functions stay where numba puts them.
 fastbg's too): a benchmark of cold starts points it at an empty folder.
 
 Each install gets its own subfolder (named after the source folder and a hash of its
-path, numba's naming), and numba checks every entry against its source file's time stamp
-and size, so two checkouts or versions never read each other's kernels.
+path, numba's naming), so two checkouts never read each other's kernels; inside it, one
+folder per state of the sources (:func:`source_stamp`, a hash of every ``.py`` file of
+the package). numba checks a cached entry against its own source file only, but a kernel
+holds the code of what it calls and inlines from other files too: after a change to
+``fastbg/evaluators/simd.py`` alone, ``net_kernels.evaluate_rows`` was still loaded with
+the old hidden sums (seen here: a benchmark timed the old code as the new). The stamp
+makes any change to the sources compile every kernel afresh; the folders of earlier
+stamps of the same install are removed once they have not been written for a while.
 """
+import hashlib
 import os
 import pathlib
+import shutil
 import tempfile
+import time
 
 KERNEL_FOLDER = "numba"
+STAMP_PREFIX = "src-"      # a kernel folder's subfolders: one per state of the sources
+STALE_AFTER_S = 600        # other stamps' folders untouched this long are removed
 
 
 def cache_root():
@@ -59,6 +70,43 @@ def folder_size(path):
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
+_STAMP = []
+
+
+def source_stamp():
+    """A hash of the contents of every ``.py`` file of the installed package (16 hex
+    digits; computed once a process): it changes whenever any source does."""
+    if not _STAMP:
+        digest = hashlib.sha1()
+        for dirpath, dirnames, names in os.walk(_PACKAGE):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(n for n in names if n.endswith(".py")):
+                path = os.path.join(dirpath, name)
+                digest.update(os.path.relpath(path, _PACKAGE).encode() + b"\0")
+                with open(path, "rb") as f:
+                    digest.update(f.read())
+                digest.update(b"\0")
+        _STAMP.append(digest.hexdigest()[:16])
+    return _STAMP[0]
+
+
+def _drop_other_stamps(folder, keep, min_age=STALE_AFTER_S):
+    """Remove the subfolders of other source stamps from an install's kernel folder (their
+    kernels are never loaded again by these sources), except those written in the last
+    ``min_age`` seconds: a process started before the sources changed may still save there."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    now = time.time()
+    for entry in entries:
+        try:
+            stale = (entry.name.startswith(STAMP_PREFIX) and entry.name != keep
+                     and entry.is_dir() and now - entry.stat().st_mtime > min_age)
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _numba_locator_base():
@@ -81,9 +129,16 @@ def install_kernel_cache():
         """fastbg's source files -> the per-user kernel cache."""
         _fastbg = True
 
+        _pruned = set()
+
         def __init__(self, py_func, py_file):
             super().__init__(py_func, py_file)
-            self._cache_path = os.path.join(self._root, self.get_suitable_cache_subpath(py_file))
+            folder = os.path.join(self._root, self.get_suitable_cache_subpath(py_file))
+            stamp = STAMP_PREFIX + source_stamp()
+            if folder not in self._pruned:
+                self._pruned.add(folder)
+                _drop_other_stamps(folder, stamp)
+            self._cache_path = os.path.join(folder, stamp)
 
         @classmethod
         def from_function(cls, py_func, py_file):
@@ -111,8 +166,8 @@ def _fallback_dir():
 
 def install_kernel_folders():
     """The folders of the kernel cache that hold this install's kernels: one per source
-    folder of the package (numba's naming: the folder's name and a hash of its path)."""
-    import hashlib
+    folder of the package (numba's naming: the folder's name and a hash of its path),
+    each with a subfolder per :func:`source_stamp`."""
     root = kernel_cache_dir()
     folders = []
     for dirpath, _, names in os.walk(_PACKAGE):
@@ -125,7 +180,6 @@ def install_kernel_folders():
 def clear_kernel_cache():
     """Remove this install's compiled kernels (other installs' and other programs' stay);
     returns (files, bytes) removed. The next call of each kernel compiles it afresh."""
-    import shutil
     files = size = 0
     for folder in install_kernel_folders():
         f, s = folder_size(folder)

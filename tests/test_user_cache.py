@@ -85,3 +85,48 @@ def test_unwritable_cache_falls_back_to_temp_not_site_packages(tmp_path):
     paths = set(found["fastbg"].values())
     assert paths and not any(p.startswith(PACKAGE) for p in paths)
     assert all(f"fastbg-{os.getuid()}" in p for p in paths)
+
+
+def test_kernels_are_cached_per_state_of_the_sources(tmp_path):
+    """A kernel's folder is named after a hash of every source file, not only its own
+    (a kernel holds the code it inlines from other files); other states' folders that
+    have not been written for a while are removed, recent ones kept."""
+    from fastbg import user_cache
+    cache = tmp_path / "cache"
+    folder = user_cache.install_kernel_folders()[0]
+    folder = cache / "numba" / folder.name
+    old, recent = folder / "src-0000000000000000", folder / "src-1111111111111111"
+    for f in (old, recent):
+        f.mkdir(parents=True)
+        (f / "k.nbi").write_bytes(b"x")
+    os.utime(old, (1, 1))
+    found = _run(tmp_path, FASTBG_CACHE=str(cache))
+    stamp = user_cache.STAMP_PREFIX + user_cache.source_stamp()
+    paths = set(found["fastbg"].values())
+    assert paths and all(os.path.basename(p) == stamp for p in paths)
+    assert str(folder / stamp) in paths
+    assert not old.exists() and (recent / "k.nbi").exists()
+
+
+def test_source_stamp_changes_with_any_source(tmp_path, monkeypatch):
+    from fastbg import user_cache
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "a.py").write_text("A = 1\n")
+    (pkg / "sub" / "b.py").write_text("B = 1\n")
+    (pkg / "notes.txt").write_text("not a source")
+    monkeypatch.setattr(user_cache, "_PACKAGE", str(pkg))
+    monkeypatch.setattr(user_cache, "_STAMP", [])
+
+    def stamp():
+        user_cache._STAMP.clear()
+        return user_cache.source_stamp()
+    first = stamp()
+    assert stamp() == first and len(first) == 16
+    (pkg / "notes.txt").write_text("other text")
+    assert stamp() == first                      # only .py files count
+    (pkg / "sub" / "b.py").write_text("B = 2\n")
+    second = stamp()
+    assert second != first
+    (pkg / "sub" / "b.py").write_text("B = 1\n")
+    assert stamp() == first                      # the contents, not the time stamps
