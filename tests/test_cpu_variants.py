@@ -22,12 +22,13 @@ from fastbg.evaluators import simd
 from fastbg.evaluators.input_tables import BASE_INPUTS
 from fastbg.evaluators.net_tables import MAX_INPUTS
 
-RUNNABLE = {"avx512-register": V.HAS_AVX512, "scalar": True}
+RUNNABLE = {"avx512-register": V.HAS_AVX512, "avx2-permute": V.HAS_AVX2, "scalar": True}
+NEEDS = {"avx512-register": "AVX-512", "avx2-permute": "AVX2", "scalar": None}
 
 
 def variants():
     return [pytest.param(v, marks=pytest.mark.skipif(
-        not RUNNABLE[v], reason=f"{v} needs AVX-512, which this CPU lacks"))
+        not RUNNABLE[v], reason=f"{v} needs {NEEDS[v]}, which this CPU lacks"))
         for v in V.COMPRESS_VARIANTS]
 
 
@@ -108,13 +109,18 @@ def test_unknown_variant_is_refused():
 
 def test_variant_follows_the_compiled_features():
     """The variant is chosen from the features numba compiles for: NUMBA_CPU_FEATURES
-    without AVX-512 gives the portable one (and numba's cache key changes with it)."""
+    without AVX2 gives the portable one, with AVX2 but not AVX-512 the permutes (and
+    numba's cache key changes with it)."""
     code = ("from fastbg.evaluators import cpu_variants as V, simd; "
             "print(V.COMPRESS, V.HAS_AVX512, simd.TABLE_BY_PERMUTES, V.HIDDEN_PASSES)")
-    env = dict(os.environ, NUMBA_CPU_FEATURES="+sse2,+avx,+avx2,+fma")
+    env = dict(os.environ, NUMBA_CPU_FEATURES="+sse2,+sse4.2,+popcnt")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()
     assert out == ["scalar", "False", "False", "2"]
+    env["NUMBA_CPU_FEATURES"] = "+sse2,+avx,+avx2,+fma"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["avx2-permute", "False", "False", "2"]
     env["NUMBA_CPU_FEATURES"] = "+sse2,+avx,+avx2,+fma,+avx512f,+avx512bw,+avx512vl"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()

@@ -31,8 +31,9 @@ from llvmlite import ir
 from numba import config
 from numba.core import cgutils
 
-#: Every variant of :func:`compress_store`, the first the one of AVX-512 CPUs.
-COMPRESS_VARIANTS = ("avx512-register", "scalar")
+#: Every variant of :func:`compress_store`, the first the one of AVX-512 CPUs, the second
+#: of AVX2 ones.
+COMPRESS_VARIANTS = ("avx512-register", "avx2-permute", "scalar")
 
 
 def compiled_features():
@@ -47,9 +48,11 @@ def compiled_features():
         return set()
 
 
-HAS_AVX512 = "avx512f" in compiled_features()
+_FEATURES = compiled_features()
+HAS_AVX512 = "avx512f" in _FEATURES
+HAS_AVX2 = "avx2" in _FEATURES
 #: The compressing store the kernels compile (one of :data:`COMPRESS_VARIANTS`).
-COMPRESS = COMPRESS_VARIANTS[0] if HAS_AVX512 else "scalar"
+COMPRESS = ("avx512-register" if HAS_AVX512 else "avx2-permute" if HAS_AVX2 else "scalar")
 #: Every number of passes the 128 hidden sums may take (:mod:`fastbg.evaluators.simd`).
 HIDDEN_PASS_VARIANTS = (1, 2)
 #: The passes compiled here: the sums are eight 16-lane float32 vectors, eight of
@@ -67,6 +70,8 @@ def compress_store(builder, vec, dst, mask, variant=None):
     variant = variant or COMPRESS
     i1, i64 = ir.IntType(1), ir.IntType(64)
     lanes = vec.type.count
+    if variant == "avx2-permute" and lanes % 4 == 0:
+        return _compress_by_permutes(builder, vec, dst, mask)
     if variant == "scalar":
         u = ir.Constant(i64, 0)
         for k in range(lanes):
@@ -95,4 +100,47 @@ def compress_store(builder, vec, dst, mask, variant=None):
         ptr = builder.bitcast(builder.gep(dst, [u]), v8.as_pointer())
         builder.store(packed, ptr, align=8)
         u = builder.add(u, builder.zext(builder.call(ctpop, [builder.bitcast(bits, i8)]), i64))
+    return u
+
+
+def _permute_table():
+    """Per 4-bit mask of four int64 lanes: the 8 int32 indices of AVX2's ``vpermd`` that
+    move the kept lanes (each two int32 halves) to the front, in order; the rest lane 0."""
+    table = []
+    for bits in range(16):
+        kept = [k for k in range(4) if bits >> k & 1] + [0] * 4
+        table.append([2 * kept[q // 2] + q % 2 for q in range(8)])
+    return table
+
+
+def _compress_by_permutes(builder, vec, dst, mask):
+    """:func:`compress_store` of AVX2 CPUs: four int64 lanes at a time, their mask's four
+    bits pick a row of :func:`_permute_table`, ``vpermd`` packs the kept lanes to the
+    front and one plain 32-byte store writes them; the end moves on by the bits' count."""
+    i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
+    v4, v8i = ir.VectorType(i64, 4), ir.VectorType(i32, 8)
+    module = builder.module
+    name = "fastbg_compress_permutes"
+    table = module.globals.get(name)
+    if table is None:
+        ty = ir.ArrayType(v8i, 16)
+        table = ir.GlobalVariable(module, ty, name)
+        table.linkage = "internal"
+        table.global_constant = True
+        table.initializer = ir.Constant(ty, [ir.Constant(v8i, row) for row in _permute_table()])
+        table.align = 32
+    permd = cgutils.get_or_insert_function(module, ir.FunctionType(v8i, [v8i, v8i]),
+                                           "llvm.x86.avx2.permd")
+    ctpop = cgutils.get_or_insert_function(module, ir.FunctionType(i8, [i8]), "llvm.ctpop.i8")
+    u = ir.Constant(i64, 0)
+    for first in range(0, vec.type.count, 4):
+        pick = ir.Constant(ir.VectorType(i32, 4), list(range(first, first + 4)))
+        part = builder.shuffle_vector(vec, ir.Constant(vec.type, ir.Undefined), pick)
+        bits = builder.shuffle_vector(mask, ir.Constant(mask.type, ir.Undefined), pick)
+        code = builder.zext(builder.bitcast(bits, ir.IntType(4)), i8)
+        idx = builder.load(builder.gep(table, [ir.Constant(i32, 0), builder.zext(code, i64)]),
+                           align=32)
+        packed = builder.bitcast(builder.call(permd, [builder.bitcast(part, v8i), idx]), v4)
+        builder.store(packed, builder.bitcast(builder.gep(dst, [u]), v4.as_pointer()), align=8)
+        u = builder.add(u, builder.zext(builder.call(ctpop, [code]), i64))
     return u
