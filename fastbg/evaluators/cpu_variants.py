@@ -14,10 +14,12 @@ the variants), set ``NUMBA_CPU_FEATURES`` to a feature list without ``+avx512f``
 destination: fine on Intel, but on AMD Zen 4 microcoded, measured at 20.4 ns a call
 against 1.23 ns for the register form (``vpcompressq`` into a register, then a plain
 vector store). :func:`compress_store` therefore packs in a register and stores the whole
-vector (``"avx512-register"``), or, without AVX-512, stores lane by lane with no branch,
-each lane at the current end and the end moved on by the lane's mask bit
-(``"scalar"``; LLVM's own lowering of compressstore there is a branch a lane). Both write
-the kept lanes in order at ``dst`` and may write past them (up to the vector's width: the
+vector (``"avx512-register"``); with AVX2 and no AVX-512 it packs four lanes at a time
+by ``vpermd``, its indices read from a table by the lanes' four mask bits, and stores
+them (``"avx2-permute"``); without either it stores lane by lane with no branch, each
+lane at the current end and the end moved on by the lane's mask bit (``"scalar"``;
+LLVM's own lowering of compressstore there is a branch a lane). All write the kept
+lanes in order at ``dst`` and may write past them (up to the vector's width: the
 callers' buffers have that room); the kept entries are the same bits in every variant
 (tests/test_cpu_variants.py).
 
