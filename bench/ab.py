@@ -73,7 +73,8 @@ def run_tree(root, timings, only=()):
     env = dict(os.environ)
     # the tree's fastbg first; this tree's bench package for the workloads
     env["PYTHONPATH"] = os.pathsep.join([root, here])
-    out = subprocess.run([sys.executable, "-c", CHILD, str(timings), json.dumps(list(only))], env=env, cwd=root,
+    args = [sys.executable, "-c", CHILD, str(timings), json.dumps(list(only))]
+    out = subprocess.run(args, env=env, cwd=root,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 

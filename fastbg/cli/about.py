@@ -230,7 +230,7 @@ def info_record():
                     "hidden_passes": variants.HIDDEN_PASSES,
                     "network_hidden_layer": f"{simd.LANES}-lane float32 vectors",
                     "sigmoid_table": "vector permutes (AVX-512)" if simd.TABLE_BY_PERMUTES
-                    else "gathers (portable)",
+                    else "a load a lane (portable)",
                     "jit_disabled": bool(numba.config.DISABLE_JIT)},
     }
 
