@@ -26,6 +26,7 @@ the old hidden sums (seen here: a benchmark timed the old code as the new). The 
 makes any change to the sources compile every kernel afresh; the folders of earlier
 stamps of the same install are removed once they have not been written for a while.
 """
+import functools
 import hashlib
 import os
 import pathlib
@@ -70,24 +71,22 @@ def folder_size(path):
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
-_STAMP = []
 
 
+@functools.cache
 def source_stamp():
     """A hash of the contents of every ``.py`` file of the installed package (16 hex
     digits; computed once a process): it changes whenever any source does."""
-    if not _STAMP:
-        digest = hashlib.sha1()
-        for dirpath, dirnames, names in os.walk(_PACKAGE):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            for name in sorted(n for n in names if n.endswith(".py")):
-                path = os.path.join(dirpath, name)
-                digest.update(os.path.relpath(path, _PACKAGE).encode() + b"\0")
-                with open(path, "rb") as f:
-                    digest.update(f.read())
-                digest.update(b"\0")
-        _STAMP.append(digest.hexdigest()[:16])
-    return _STAMP[0]
+    digest = hashlib.sha1()
+    for dirpath, dirnames, names in os.walk(_PACKAGE):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(n for n in names if n.endswith(".py")):
+            path = os.path.join(dirpath, name)
+            digest.update(os.path.relpath(path, _PACKAGE).encode() + b"\0")
+            with open(path, "rb") as f:
+                digest.update(f.read())
+            digest.update(b"\0")
+    return digest.hexdigest()[:16]
 
 
 def _drop_other_stamps(folder, keep, min_age=STALE_AFTER_S):

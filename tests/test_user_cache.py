@@ -116,10 +116,9 @@ def test_source_stamp_changes_with_any_source(tmp_path, monkeypatch):
     (pkg / "sub" / "b.py").write_text("B = 1\n")
     (pkg / "notes.txt").write_text("not a source")
     monkeypatch.setattr(user_cache, "_PACKAGE", str(pkg))
-    monkeypatch.setattr(user_cache, "_STAMP", [])
+    monkeypatch.setattr(user_cache, "source_stamp", user_cache.source_stamp.__wrapped__)
 
     def stamp():
-        user_cache._STAMP.clear()
         return user_cache.source_stamp()
     first = stamp()
     assert stamp() == first and len(first) == 16
