@@ -1,4 +1,4 @@
-"""Speed of this tree against another checkout of fastbg (A/B), on one thread.
+"""Speed of this tree against another checkout of fastbg (A/B), on one thread (or more).
 
 Each round runs one process per tree, in alternating order (the trees are imported from
 their own folders through PYTHONPATH, each with its own warm numba cache, so compilation
@@ -10,6 +10,7 @@ search (1-ply and 2-ply probabilities, 1-ply hints).
 
     git worktree add --detach /tmp/old <commit>
     python -m bench.ab --old /tmp/old [--rounds 4] [--timings 8] [--only 1-ply] [--json ab.json]
+    python -m bench.ab --old /tmp/old --threads 2 --only ply --only hints
 
 The first round of each tree also fills its numba cache (its figures are dropped).
 """
@@ -25,7 +26,7 @@ from bench import harness
 CHILD = r"""
 import json, sys, time
 import numba
-numba.set_num_threads(1)
+numba.set_num_threads(int(sys.argv[3]))
 import numpy as np
 import fastbg
 from bench import workloads
@@ -66,14 +67,14 @@ print(json.dumps(out))
 """
 
 
-def run_tree(root, timings, only=()):
-    """One process of the tree at ``root``: {workload: [seconds, ...]} (the workloads whose
-    names contain one of ``only``, or all)."""
+def run_tree(root, timings, only=(), threads=1):
+    """One process of the tree at ``root`` on ``threads`` numba threads: {workload:
+    [seconds, ...]} (the workloads whose names contain one of ``only``, or all)."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ)
     # the tree's fastbg first; this tree's bench package for the workloads
     env["PYTHONPATH"] = os.pathsep.join([root, here])
-    args = [sys.executable, "-c", CHILD, str(timings), json.dumps(list(only))]
+    args = [sys.executable, "-c", CHILD, str(timings), json.dumps(list(only)), str(threads)]
     out = subprocess.run(args, env=env, cwd=root,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -87,20 +88,25 @@ def main(argv=None):
     ap.add_argument("--only", action="append", default=[], metavar="TEXT",
                     help="time only the workloads whose names contain TEXT (any case; "
                          "repeat for several), e.g. --only 1-ply --only hints")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="numba threads of each process (1; the n-ply search and the "
+                         "networks' batches use them all)")
     ap.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
     a = ap.parse_args(argv)
+    if a.threads < 1:
+        ap.error("--threads must be at least 1")
     new = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     trees = {"old": os.path.abspath(a.old), "new": new}
     for root in trees.values():                       # warm each tree's cache
-        run_tree(root, 1, a.only)
+        run_tree(root, 1, a.only, a.threads)
     samples = {"old": {}, "new": {}}
     for r in range(a.rounds):
         order = ("old", "new") if r % 2 == 0 else ("new", "old")
         for key in order:
-            for name, ts in run_tree(trees[key], a.timings, a.only).items():
+            for name, ts in run_tree(trees[key], a.timings, a.only, a.threads).items():
                 samples[key].setdefault(name, []).extend(ts)
     info = harness.machine()
-    harness.print_machine(info, "A/B, one thread: medians in seconds")
+    harness.print_machine(info, f"A/B, {a.threads} thread(s): medians in seconds")
     print(f"{'workload':44s} {'old':>8s} {'new':>8s} {'new/old':>8s}")
     rows = []
     for name in samples["new"]:
@@ -110,7 +116,8 @@ def main(argv=None):
         print(f"{name:44s} {o:8.4f} {n:8.4f} {n / o:8.3f}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"machine": info, "old": trees["old"], "rows": rows}, f, indent=1)
+            json.dump({"machine": info, "old": trees["old"], "threads": a.threads,
+                       "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":
