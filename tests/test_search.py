@@ -237,6 +237,34 @@ def test_level_kernels_keep_each_nodes_distinct_results():
     assert repeats > 0                  # some results do come from two rolls
 
 
+@pytest.mark.parametrize("rows_per_pair", [32, 0])
+def test_level_results_equal_the_move_generator_and_distinct_results(monkeypatch,
+                                                                      rows_per_pair):
+    """level_results (moves and distinct results in one call a span) gives what
+    legal_moves_rows then distinct_results give: the same offsets, distinct rows and
+    local rows; also when the results outgrow the room first given (rows_per_pair 0:
+    one roll's worth, so nearly every node stops and runs again with twice the room)."""
+    from fastbg.evaluators import search as search_mod
+    from fastbg.evaluators import search_kernels as k
+    from fastbg.position.moves import legal_moves_rows
+    monkeypatch.setattr(search_mod, "_LEVEL_ROWS_PER_PAIR", rows_per_pair)
+    nodes = np.concatenate([selfplay_positions(40, seed=30), bearoff_positions(5, seed=31)])
+    n = len(nodes)
+    res, off = legal_moves_rows(np.repeat(nodes, 21, axis=0),
+                                np.tile(fastbg.ROLLS.astype(np.int64), (n, 1)), 1)
+    packed = np.empty_like(res)
+    local = np.full(len(res), -1, np.int64)
+    n_distinct = np.zeros(n, np.int64)
+    total = k.distinct_results(res, off, 0, n, packed, local, n_distinct, k.new_node_hash(),
+                               True)
+    n_distinct2 = np.zeros(n, np.int64)
+    off2, uniq2, local2 = search_mod._level_results("test_", nodes, n_distinct2)
+    np.testing.assert_array_equal(off2, off)
+    np.testing.assert_array_equal(uniq2, packed[:total])
+    np.testing.assert_array_equal(local2[:len(res)], local)
+    np.testing.assert_array_equal(n_distinct2, n_distinct)
+
+
 def test_level_kernel_picks_the_first_best_with_its_ties(net):
     """pick_best against numpy on the same probabilities: the first result of the best
     mover's score of each roll, and a tie flag where another has that score exactly."""

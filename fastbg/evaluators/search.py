@@ -14,7 +14,7 @@ seconds, since plug-ins are not cached on disk)::
 """
 import numpy as np
 
-from fastbg.constants import BOARD_SIZE, ROLLS
+from fastbg.constants import BOARD_SIZE, MAX_RESULTS, ROLLS
 from fastbg.evaluators import search_kernels as _k
 from fastbg.evaluators.net_kernels import C_BEAROFF2
 from fastbg.parallel import (resolve_threads, run_spans, set_thread_scratch, thread_array,
@@ -173,22 +173,21 @@ def _expand_level(net, nodes, ply, n_threads, prune):
     # (fresh ones cost a page fault a page: 7.7% of a one-thread 1-ply search on Zen 4);
     # each depth has its own, as a deeper level runs while this one's are in use.
     tag = f"search{ply}_"
-    boards = thread_array(tag + "boards", (k, N_ROLLS, BOARD_SIZE), nodes.dtype)
-    boards[:] = nodes[:, None, :]
-    boards = boards.reshape(k * N_ROLLS, BOARD_SIZE)
-    dice = _tiled("rolls", _ROLLS64, k)
-    res, off = legal_moves_rows(boards, dice, n_threads, reuse=tag + "results")
-    flipped = thread_array(tag + "flipped", res.shape, res.dtype)
-    local = thread_array(tag + "local", len(res), np.int64)
     n_distinct = np.empty(k, np.int64)
     base = np.zeros(k + 1, np.int64)
     if n_threads == 1:
-        # one call for the level: the distinct results packed in place, nothing to gather
-        total = _k.distinct_results(res, off, 0, k, flipped, local, n_distinct, _node_hash(),
-                                    True)
+        # one kernel call for the level: the moves generated and the distinct results
+        # packed in place, nothing to gather
+        off, uniq, local = _level_results(tag, nodes, n_distinct)
         np.cumsum(n_distinct, out=base[1:])
-        uniq = flipped[:total]
     else:
+        boards = thread_array(tag + "boards", (k, N_ROLLS, BOARD_SIZE), nodes.dtype)
+        boards[:] = nodes[:, None, :]
+        boards = boards.reshape(k * N_ROLLS, BOARD_SIZE)
+        dice = _tiled("rolls", _ROLLS64, k)
+        res, off = legal_moves_rows(boards, dice, n_threads, reuse=tag + "results")
+        flipped = thread_array(tag + "flipped", res.shape, res.dtype)
+        local = thread_array(tag + "local", len(res), np.int64)
         run_spans(lambda lo, hi: _k.distinct_results(res, off, lo, hi, flipped, local,
                                                      n_distinct, _node_hash()),
                   k, n_threads, min_span=_NODES_PER_SPAN)
@@ -197,6 +196,7 @@ def _expand_level(net, nodes, ply, n_threads, prune):
         run_spans(lambda lo, hi: _k.gather_distinct(flipped, off, n_distinct, base, lo, hi,
                                                     uniq),
                   k, n_threads, min_span=_NODES_PER_SPAN)
+    n_res = int(off[-1])
     pairs = k * N_ROLLS
     if prune:
         q, cls, keep = _pruned_values(net, uniq, off, local, base, pairs, n_threads)
@@ -204,11 +204,11 @@ def _expand_level(net, nodes, ply, n_threads, prune):
         q, cls = net.evaluate_rows(uniq, threads=n_threads,
                                    out=(thread_array(tag + "probs", (len(uniq), 5), np.float64),
                                         thread_array(tag + "classes", len(uniq), np.int8)))
-        keep = _tiled("ones", _ONE, len(res))
+        keep = _tiled("ones", _ONE, n_res)
     child = np.empty(pairs, np.int64)
     tied = np.empty(pairs, np.int64)
     leaf = np.bool_(ply == 1)
-    scores = thread_array(tag + "scores", len(res), np.float64)
+    scores = thread_array(tag + "scores", n_res, np.float64)
     run_spans(lambda lo, hi: _k.pick_best(q, off, local, base, keep, leaf, lo, hi, child,
                                           tied, scores),
               pairs, n_threads, min_span=_NODES_PER_SPAN * N_ROLLS)
@@ -223,6 +223,40 @@ def _expand_level(net, nodes, ply, n_threads, prune):
               * _WEIGHTS[None, :, None]).sum(axis=1) / 36.0
     ties = (tied + child_ties).reshape(k, N_ROLLS).sum(axis=1)
     return values, ties
+
+
+def _level_results(tag, nodes, n_distinct):
+    """(off, uniq, local) of a level's ``nodes`` on this thread by one
+    :func:`fastbg.evaluators.search_kernels.level_results` call (more when the results
+    outgrow the first guess of their room, each with twice the room): off int64
+    (21 k + 1) the results' offsets per (node, roll) pair, uniq the distinct results
+    flipped, node after node, local each result's row among its node's distinct ones;
+    n_distinct[j] is set to node j's count."""
+    k = len(nodes)
+    cap = k * N_ROLLS * _LEVEL_ROWS_PER_PAIR + MAX_RESULTS
+    res = thread_array(tag + "results", (cap, BOARD_SIZE), nodes.dtype)
+    flipped = thread_array(tag + "flipped", (cap, BOARD_SIZE), nodes.dtype)
+    local = thread_array(tag + "local", cap, np.int64)
+    off = np.empty(k * N_ROLLS + 1, np.int64)
+    off[0] = 0
+    done, run = _k.level_results(nodes, _ROLLS64, 0, k, res, off, flipped, local,
+                                 n_distinct, _node_hash(), _move_scratch(), 0)
+    while done < k:
+        used = int(off[N_ROLLS * done])
+        cap = 2 * cap
+        res = _grown(res, used, cap)
+        flipped = _grown(flipped, run, cap)
+        local = _grown(local, used, cap)
+        done, run = _k.level_results(nodes, _ROLLS64, done, k, res, off, flipped, local,
+                                     n_distinct, _node_hash(), _move_scratch(), run)
+    return off, flipped[:run], local
+
+
+def _grown(a, keep, rows):
+    """A fresh array of ``rows`` rows holding a[:keep]."""
+    out = np.empty((rows,) + a.shape[1:], a.dtype)
+    out[:keep] = a[:keep]
+    return out
 
 
 def _pruned_values(net, uniq, off, local, base, pairs, n_threads):
@@ -246,6 +280,9 @@ def _pruned_values(net, uniq, off, local, base, pairs, n_threads):
 
 # Nodes a span of the level kernels takes at least (a node is a few hundred results).
 _NODES_PER_SPAN = 16
+# Room for a level's results at first, per (node, roll) pair (plus one roll's most); a
+# level with more asks for more (:func:`_level_results`).
+_LEVEL_ROWS_PER_PAIR = 32
 # Nodes of a last level from which each thread takes spans of it whole, and those spans'
 # sizes (guided: from the most down to the least; :func:`_expand`).
 _WHOLE_LEVEL_NODES = 64
@@ -268,6 +305,12 @@ def _tiled(key, unit, count):
 def _prune_slots():
     """This thread's scratch of :func:`fastbg.evaluators.search_kernels.prune_select`."""
     return thread_scratch("prune_slots", lambda: np.zeros(_k.MAX_PRUNE_MOVES, np.int64))
+
+
+def _move_scratch():
+    """This thread's move generator scratch of
+    :func:`fastbg.evaluators.search_kernels.level_results`."""
+    return thread_scratch("move_scratch", _k.new_move_scratch)
 
 
 def _node_hash():

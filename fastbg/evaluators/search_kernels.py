@@ -283,6 +283,17 @@ result row) an open-addressing table, gen int64[1] its generation counter (a new
 node: the table is never cleared)."""
 
 
+MoveScratch = namedtuple("MoveScratch", "work stack hashes slots gen")
+MoveScratch.__doc__ = """The move generator's scratch of :func:`level_results`, one per thread:
+work, stack, hashes, slots as :func:`fastbg.position.movegen.new_scratch` makes them and
+gen int64[1] its generation counter."""
+
+
+def new_move_scratch():
+    """A :class:`MoveScratch` (plain numpy: made once per thread in Python)."""
+    return MoveScratch(*_mg.new_scratch(), np.zeros(1, np.int64))
+
+
 def new_node_hash():
     """A :class:`NodeHash` (plain numpy: made once per thread in Python)."""
     return NodeHash(np.zeros(NODE_HASH_SIZE, np.uint64), np.zeros((NODE_HASH_SIZE, 2), np.int64),
@@ -308,46 +319,88 @@ def distinct_results(res, off, n_lo, n_hi, flipped, local, n_distinct, nh, packe
     A row is hashed and compared as four machine words and flipped by one masked vector
     load and store (:mod:`fastbg.position.bits`): 19.2 -> 9.0 ns a result against an
     element loop for each (one thread, the last level of 400 1-ply searches)."""
-    hashes, slots = nh.hashes, nh.slots
     run = 0
     for j in range(n_lo, n_hi):
-        nh.gen[0] += 1
-        gen = nh.gen[0]
         c0 = off[N_ROLLS * j]
-        c1 = off[N_ROLLS * j + N_ROLLS]
-        # a table at most half full, in as few slots as that allows: the whole table of a
-        # few hundred results stays in the L1 cache (the full one cost 20% more)
-        bits = 6
-        while (1 << bits) < 2 * (c1 - c0):
-            bits += 1
-        shift = np.uint64(64 - bits)
-        mask = (1 << bits) - 1
-        u = 0
-        for c in range(c0, c1):
-            w0, w1, w2, w3 = row_words(res, c)
-            h = _words_hash(w0, w1, w2, w3)
-            i = np.int64(h >> shift)
-            found = -1
-            while slots[i, 0] == gen:
-                if hashes[i] == h:
-                    first = slots[i, 1]
-                    f0, f1, f2, f3 = row_words(res, first)
-                    if (f0 == w0) & (f1 == w1) & (f2 == w2) & (f3 == w3):
-                        found = local[first]
-                        break
-                i = (i + 1) & mask
-            if found >= 0:
-                local[c] = found
-                continue
-            slots[i, 0] = gen
-            slots[i, 1] = c
-            hashes[i] = h
-            local[c] = u
-            flip_row(res, c, flipped, (run if packed else c0) + u)
-            u += 1
+        u = _distinct_node(res, c0, off[N_ROLLS * j + N_ROLLS], flipped,
+                           run if packed else c0, local, nh)
         n_distinct[j] = u
         run += u
     return run if packed else 0
+
+
+@njit(**INNER)
+def _distinct_node(res, c0, c1, flipped, out0, local, nh):
+    """One node of :func:`distinct_results`: its results are rows c0..c1-1 of ``res``;
+    its distinct ones go, flipped, to flipped[out0:out0 + u]. Returns u."""
+    hashes, slots = nh.hashes, nh.slots
+    nh.gen[0] += 1
+    gen = nh.gen[0]
+    # a table at most half full, in as few slots as that allows: the whole table of a
+    # few hundred results stays in the L1 cache (the full one cost 20% more)
+    bits = 6
+    while (1 << bits) < 2 * (c1 - c0):
+        bits += 1
+    shift = np.uint64(64 - bits)
+    mask = (1 << bits) - 1
+    u = 0
+    for c in range(c0, c1):
+        w0, w1, w2, w3 = row_words(res, c)
+        h = _words_hash(w0, w1, w2, w3)
+        i = np.int64(h >> shift)
+        found = -1
+        while slots[i, 0] == gen:
+            if hashes[i] == h:
+                first = slots[i, 1]
+                f0, f1, f2, f3 = row_words(res, first)
+                if (f0 == w0) & (f1 == w1) & (f2 == w2) & (f3 == w3):
+                    found = local[first]
+                    break
+            i = (i + 1) & mask
+        if found >= 0:
+            local[c] = found
+            continue
+        slots[i, 0] = gen
+        slots[i, 1] = c
+        hashes[i] = h
+        local[c] = u
+        flip_row(res, c, flipped, out0 + u)
+        u += 1
+    return u
+
+
+@njit(nogil=True, **HOT)
+def level_results(nodes, dice, n_lo, n_hi, res, off, flipped, local, n_distinct, nh, mg,
+                  run0):
+    """Nodes n_lo..n_hi-1 of a level on one thread, in one call: the moves of each node's
+    21 rolls generated into ``res`` (node j's roll r at rows off[21 j + r] .. off[21 j +
+    r + 1]; the caller sets off[21 n_lo]) and at once, while they are in the cache, the
+    node's distinct results flipped and packed into ``flipped`` from row ``run0`` on, as
+    :func:`distinct_results` with ``packed`` (local and n_distinct the same).
+
+    ``dice`` int64 (21, 2) the rolls in ROLL order; ``mg`` a :class:`MoveScratch`. Returns (the first node not done, the
+    next free row of ``flipped``): a node stops when fewer than MAX_RESULTS rows of
+    ``res`` remain for a roll's moves, and the caller runs it again with more room.
+
+    Against :func:`fastbg.position.moves.legal_moves_rows`, :func:`distinct_results` and
+    the numpy steps between them (copies and offsets made under the GIL, which the other
+    threads' spans then wait for), one kernel call a span."""
+    work, stack, hashes, slots, gen = mg.work, mg.stack, mg.hashes, mg.slots, mg.gen
+    run = run0
+    cap = res.shape[0]
+    for j in range(n_lo, n_hi):
+        row = off[N_ROLLS * j]
+        for r in range(N_ROLLS):
+            if cap - row < MAX_RESULTS:
+                return j, run
+            gen[0] += 1
+            row += _mg.generate(nodes[j], dice[r, 0], dice[r, 1], res, row, work, stack,
+                                hashes, slots, gen[0])
+            off[N_ROLLS * j + r + 1] = row
+        u = _distinct_node(res, off[N_ROLLS * j], row, flipped, run, local, nh)
+        n_distinct[j] = u
+        run += u
+    return n_hi, run
 
 
 @njit(**INNER)
