@@ -69,7 +69,8 @@ def _functions():
     from numba.core.registry import CPUDispatcher
     out = {}
     for obj in gc.get_objects():
-        if not isinstance(obj, CPUDispatcher):
+        # by the type itself: isinstance() of a dead weak proxy in the heap raises
+        if not issubclass(type(obj), CPUDispatcher):
             continue
         for cres in obj.overloads.values():
             lib = cres.library

@@ -34,3 +34,20 @@ def test_short_names():
     assert profile._short("_ZN6fastbg10evaluators4simd20hidden_sums_adds_128B2v1B38c8tJTIeFIjxB2IKSgI4CrvQClQZ6FczSBAA_3dE5ArrayIf") \
         == "fastbg.evaluators.simd.hidden_sums_adds_128"
     assert profile._short("NRT_decref") == "NRT_decref"
+
+
+def test_dead_weak_proxies_in_the_heap_are_passed_over():
+    """gc.get_objects() can hold weak proxies to dead objects (isinstance() of one
+    raises ReferenceError): the map is still written."""
+    import gc
+    import weakref
+
+    class Thing:
+        pass
+
+    t = Thing()
+    proxy = weakref.proxy(t)
+    del t
+    gc.collect()
+    assert any(type(o) is type(proxy) for o in gc.get_objects())
+    profile.write_map("/dev/null")

@@ -199,15 +199,23 @@ def test_row_words_and_flip_row():
     np.testing.assert_array_equal(dst[::-1], -src[:, ::-1])
 
 
+def level_moves(seed):
+    """(nodes, results, offsets) of a level: 45 nodes (self-play and bear-off positions),
+    each node's 21 rolls' moves by legal_moves_rows, in ROLL order."""
+    from fastbg.position.moves import legal_moves_rows
+    nodes = np.concatenate([selfplay_positions(40, seed=seed),
+                            bearoff_positions(5, seed=seed + 1)])
+    res, off = legal_moves_rows(np.repeat(nodes, 21, axis=0),
+                                np.tile(fastbg.ROLLS.astype(np.int64), (len(nodes), 1)), 1)
+    return nodes, res, off
+
+
 def test_level_kernels_keep_each_nodes_distinct_results():
     """distinct_results: each node's results once, flipped, in order of first appearance,
     and every result row maps back to its own board; the same as numpy's unique."""
     from fastbg.evaluators import search_kernels as k
-    from fastbg.position.moves import legal_moves_rows
-    nodes = np.concatenate([selfplay_positions(40, seed=28), bearoff_positions(5, seed=29)])
+    nodes, res, off = level_moves(seed=28)
     n = len(nodes)
-    res, off = legal_moves_rows(np.repeat(nodes, 21, axis=0),
-                                np.tile(fastbg.ROLLS.astype(np.int64), (n, 1)), 1)
     flipped = np.empty_like(res)
     local = np.full(len(res), -1, np.int64)
     n_distinct = np.zeros(n, np.int64)
@@ -246,12 +254,9 @@ def test_level_results_equal_the_move_generator_and_distinct_results(monkeypatch
     one roll's worth, so nearly every node stops and runs again with twice the room)."""
     from fastbg.evaluators import search as search_mod
     from fastbg.evaluators import search_kernels as k
-    from fastbg.position.moves import legal_moves_rows
     monkeypatch.setattr(search_mod, "_LEVEL_ROWS_PER_PAIR", rows_per_pair)
-    nodes = np.concatenate([selfplay_positions(40, seed=30), bearoff_positions(5, seed=31)])
+    nodes, res, off = level_moves(seed=30)
     n = len(nodes)
-    res, off = legal_moves_rows(np.repeat(nodes, 21, axis=0),
-                                np.tile(fastbg.ROLLS.astype(np.int64), (n, 1)), 1)
     packed = np.empty_like(res)
     local = np.full(len(res), -1, np.int64)
     n_distinct = np.zeros(n, np.int64)
