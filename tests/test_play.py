@@ -415,6 +415,84 @@ def test_scorer_bot_wrapping_greedy_equals_builtin_greedy():
         assert np.array_equal(getattr(plug, f), getattr(builtin, f)), f
 
 
+def test_scorers_share_one_compiled_game_kernel():
+    """A ScorerBot reaches the game kernels as a C callback of one type: a second new
+    scorer plays without compiling the kernels again, and a scorer that allocates (which
+    the kernels, compiled without reference counting, could not hold) plays too."""
+    @numba.njit
+    def most_home(before, cands, out):
+        for i in range(cands.shape[0]):
+            out[i] = cands[i, 1:7].clip(0, 15).sum()
+
+    @numba.njit
+    def fewest_home(before, cands, out):
+        for i in range(cands.shape[0]):
+            out[i] = -cands[i, 1:7].clip(0, 15).sum()
+
+    a = fastbg.play(100, (ScorerBot(most_home, "most"), "random"), seed=115)
+    kernels = len(_kplay.play_games.signatures)
+    b = fastbg.play(100, (ScorerBot(fewest_home, "fewest"), "random"), seed=115)
+    assert len(_kplay.play_games.signatures) == kernels
+    assert not np.array_equal(a.plies, b.plies)  # each scorer chose its own moves
+    same = fastbg.play(100, (ScorerBot(most_home, "most"), "random"), seed=115)
+    assert np.array_equal(same.points, a.points)
+
+
+def test_scorer_pointer_pickles_as_its_function():
+    """A scorer's C callback pickles as its Python function and signature (for Ray): the
+    copy scores as the original."""
+    import pickle
+    from fastbg.sim.plugin_pointers import scorer_pointer
+
+    @numba.njit
+    def apply(f, before, cands, out):
+        f(before, cands, out)
+
+    ptr = scorer_pointer(linear_scorer)
+    assert scorer_pointer(linear_scorer) is ptr            # made once per process
+    copy = pickle.loads(pickle.dumps(ptr))
+    cands = np.random.default_rng(5).integers(-3, 4, (7, 26)).astype(np.int8)
+    out, out2 = np.zeros(7), np.zeros(7)
+    apply(ptr, cands[0], cands, out)
+    apply(copy, cands[0], cands, out2)
+    np.testing.assert_array_equal(out2, out)
+    np.testing.assert_array_equal(out, linear_ref(None, cands))
+
+
+def test_a_scorers_game_kernel_comes_from_the_disk_cache(tmp_path):
+    """In a new process a ScorerBot's game kernel is loaded from the disk cache: no
+    game kernel compiles (numba's compile events), whichever scorer it is."""
+    import subprocess
+    import sys
+    script = tmp_path / "scorer_run.py"
+    script.write_text(
+        "import sys, numba, fastbg\n"
+        "from numba.core import event\n"
+        "compiled = []\n"
+        "class L(event.Listener):\n"
+        "    def on_start(self, ev):\n"
+        "        f = getattr(ev.data.get('dispatcher'), 'py_func', None)\n"
+        "        compiled.append(getattr(f, '__qualname__', ''))\n"
+        "    def on_end(self, ev):\n"
+        "        pass\n"
+        "event.register('numba:compile', L())\n"
+        "SIGN = int(sys.argv[1])\n"
+        "@numba.njit\n"
+        "def scorer(before, cands, out):\n"
+        "    for i in range(cands.shape[0]):\n"
+        "        out[i] = SIGN * cands[i, 6]\n"
+        "fastbg.play(50, (fastbg.ScorerBot(scorer), 'random'), seed=1)\n"
+        "print(sorted(set(c for c in compiled if c.startswith('play'))))\n")
+
+    def run(sign):
+        out = subprocess.run([sys.executable, str(script), sign], capture_output=True,
+                             text=True, cwd=tmp_path, timeout=600)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip().splitlines()[-1]
+    run("1")                                    # compiles or loads: either is fine
+    assert run("-1") == "[]"
+
+
 def test_evaluator_nan_names_the_game():
     def nan_eval(positions):
         return np.full(len(positions), np.nan)

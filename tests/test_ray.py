@@ -248,6 +248,22 @@ def test_play_cubeless_and_money(cluster):
                             cube=("race", "race"), backend="ray"), local)
 
 
+def test_a_scorer_bot_plays_on_the_cluster(cluster):
+    """A ScorerBot travels to the workers (its njit function pickled; each worker makes
+    its own C callback, fastbg.sim.plugin_pointers) and plays the games played here."""
+    import numba
+
+    @numba.njit
+    def most_home(before, cands, out):
+        for i in range(cands.shape[0]):
+            out[i] = cands[i, 1:7].clip(0, 15).sum()
+    bot = fastbg.ScorerBot(most_home, "home")
+    local = fastbg.play(400, (bot, "pubeval"), seed=6)
+    _same_games(fastbg.play(400, (bot, "pubeval"), seed=6, chunk_size=100, backend=cluster),
+                local)
+    assert len(cluster.last) > 1
+
+
 def test_play_matches(cluster):
     local = fastbg.play_matches(120, 3, ("pubeval", "greedy"), seed=2)
     far = fastbg.play_matches(120, 3, ("pubeval", "greedy"), seed=2, chunk_size=40,

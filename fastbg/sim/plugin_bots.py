@@ -17,15 +17,21 @@ class ScorerBot:
     ``before`` int8[26] is the board before the move, ``candidates`` int8[k, 26] the
     distinct legal results (mover's view) and ``out`` float64[k] receives one score each.
     The result with the highest score is played; a NaN score stops the run with an error
-    naming the game. The kernel is compiled for each new function (a few seconds, once
-    per process; plug-ins are not cached on disk).
+    naming the game. The function is compiled on its own as a C callback (a fraction of
+    a second, once per process): the game kernels take every
+    scorer through the same pointer type, so they compile once and are cached on disk
+    like the built-in bots' (:mod:`fastbg.sim.plugin_pointers`). Compiled on its own, it
+    may allocate (``clip``, array expressions), which a scorer compiled into the kernels
+    could not.
 
-    >>> import numba
+    >>> import numba, fastbg
     >>> @numba.njit
     ... def most_checkers_home(before, cands, out):
     ...     for i in range(cands.shape[0]):
     ...         out[i] = cands[i, 1:7].clip(0, 15).sum()
     >>> bot = ScorerBot(most_checkers_home, name="home")
+    >>> fastbg.play(20, (bot, "random"), seed=1).n_games
+    20
     """
     score: object
     name: str = "scorer"

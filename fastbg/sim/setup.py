@@ -10,6 +10,7 @@ everything once (clear errors, nothing played) and groups it as the game kernels
 from dataclasses import dataclass
 
 import numpy as np
+from numba.core.ccallback import CFunc
 
 from fastbg.constants import START
 from fastbg.cube import decision_kernels as _kcube
@@ -20,6 +21,7 @@ from fastbg.position.board import validate
 from fastbg.sim import bots as _bots
 from fastbg.sim import engines as _engines
 from fastbg.sim import game_kernels as _play
+from fastbg.sim.plugin_pointers import scorer_pointer
 from fastbg.validation import check_choice, check_int
 
 MAX_PLIES = 10_000          # a game this long is reported as an error, not played on
@@ -83,7 +85,7 @@ class JobSetup:
         """True when a numba plug-in (scorer or cube probabilities) is compiled in: a
         numba function in a plug-in slot (the built-in markers, NET_CUBE and RACE_PROBS,
         are not plug-ins)."""
-        return any(hasattr(p, "py_func")
+        return any(hasattr(p, "py_func") or isinstance(p, CFunc)
                    for p in (self.bots.plugin0, self.bots.plugin1,
                              self.cubes.plugin0, self.cubes.plugin1))
 
@@ -175,7 +177,8 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         seed=np.uint64(seed),
         names=tuple(r.name + late_names[i] for i, r in enumerate(resolved)),
         bots=_play.Bots(np.array([r.code for r in resolved], np.int64), point, extra, gnet,
-                        gbo, resolved[0].scorer, resolved[1].scorer),
+                        gbo, *(None if r.scorer is None else scorer_pointer(r.scorer)
+                               for r in resolved)),
         cubes=_play.Cubes(cfg, np.array([c.code for c in cubes], np.int64),
                           np.array([c.x for c in cubes], np.float64), met_pre, met_post,
                           plugs[0], plugs[1]),

@@ -1,0 +1,56 @@
+"""Scorer plug-ins as function pointers: one compiled game kernel for every scorer.
+
+A :class:`fastbg.sim.plugin_bots.ScorerBot`'s ``@njit`` function passed to the game
+kernels as it is has a numba type of its own: every new scorer compiled ``play_games``
+and every kernel below it again (5-12 s on a 2-core machine), once per process, and
+none of it could be cached on disk. Compiled on its own as a C callback
+(``numba.cfunc``) of :data:`SCORER_SIG`, every scorer has one type, numba's
+``FunctionType`` of that signature: the game kernels compile once for all of them and
+load from the disk cache in the next process (a kernel taking such a field was loaded in
+6 ms by a second process with another plug-in, measured); the scorer itself compiles in a
+fraction of a second, once per process.
+
+The pointer is made once per scorer and process (:func:`scorer_pointer`). It pickles as
+the njit function it was made from and its signature (for Ray: a cluster worker compiles
+its own), which ``copyreg`` registers for numba's C callback type on import.
+"""
+import copyreg
+import threading
+
+from numba import cfunc, types
+from numba.core.ccallback import CFunc
+
+# score(before int8[26], candidates int8[k, 26], out float64[k]): as the kernels call it
+SCORER_SIG = types.void(types.int8[::1], types.int8[:, ::1], types.float64[::1])
+
+_POINTERS = {}              # the scorer's njit dispatcher -> its C callback
+_LOCK = threading.Lock()
+
+
+def scorer_pointer(score):
+    """The C callback of the ``@njit`` scorer ``score`` (compiled on the first call for
+    it in this process, then reused)."""
+    with _LOCK:
+        ptr = _POINTERS.get(score)
+        if ptr is None:
+            ptr = _POINTERS[score] = _compile(score, SCORER_SIG)
+    return ptr
+
+
+def _compile(score, sig):
+    """``numba.cfunc(sig)`` of the njit function ``score``'s Python function, remembering
+    ``score`` for pickling. Not cached on disk: numba's cache key does not see the
+    globals a function reads (a scorer's weights loaded at import), so a cached callback
+    could score with last run's values."""
+    ptr = cfunc(sig)(score.py_func)
+    ptr.fastbg_source = score
+    return ptr
+
+
+def _reduce(ptr):
+    """Pickle a C callback as the njit function it was made from (numba pickles those,
+    by value where they are not importable) and its signature."""
+    return _compile, (ptr.fastbg_source, ptr._sig)
+
+
+copyreg.pickle(CFunc, _reduce)
