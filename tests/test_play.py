@@ -457,6 +457,9 @@ def test_scorer_pointer_pickles_as_its_function():
     apply(copy, cands[0], cands, out2)
     np.testing.assert_array_equal(out2, out)
     np.testing.assert_array_equal(out, linear_ref(None, cands))
+    foreign = numba.cfunc(ptr._sig)(linear_scorer.py_func)     # not made by fastbg
+    with pytest.raises(TypeError, match="did not make"):
+        pickle.dumps(foreign)
 
 
 def test_a_scorers_game_kernel_comes_from_the_disk_cache(tmp_path):

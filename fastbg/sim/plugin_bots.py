@@ -18,11 +18,10 @@ class ScorerBot:
     distinct legal results (mover's view) and ``out`` float64[k] receives one score each.
     The result with the highest score is played; a NaN score stops the run with an error
     naming the game. The function is compiled on its own as a C callback (a fraction of
-    a second, once per process): the game kernels take every
-    scorer through the same pointer type, so they compile once and are cached on disk
-    like the built-in bots' (:mod:`fastbg.sim.plugin_pointers`). Compiled on its own, it
-    may allocate (``clip``, array expressions), which a scorer compiled into the kernels
-    could not.
+    a second, once per process): the game kernels take every scorer through the same
+    pointer type, so they compile once and are cached on disk like the built-in bots'
+    (:mod:`fastbg.sim.plugin_pointers`). Compiled on its own, it may allocate (``clip``,
+    array expressions), which a scorer compiled into the kernels could not.
 
     >>> import numba, fastbg
     >>> @numba.njit

@@ -2,8 +2,8 @@
 
 A :class:`fastbg.sim.plugin_bots.ScorerBot`'s ``@njit`` function passed to the game
 kernels as it is has a numba type of its own: every new scorer compiled ``play_games``
-and every kernel below it again (5-12 s on a 2-core machine), once per process, and
-none of it could be cached on disk. Compiled on its own as a C callback
+and every kernel below it again (3-4 s for a small scorer on a 2-core AMD EPYC, Zen 3,
+measured), once per process, and none of it could be cached on disk. Compiled on its own as a C callback
 (``numba.cfunc``) of :data:`SCORER_SIG`, every scorer has one type, numba's
 ``FunctionType`` of that signature: the game kernels compile once for all of them and
 load from the disk cache in the next process (a kernel taking such a field was loaded in
@@ -50,7 +50,11 @@ def _compile(score, sig):
 def _reduce(ptr):
     """Pickle a C callback as the njit function it was made from (numba pickles those,
     by value where they are not importable) and its signature."""
-    return _compile, (ptr.fastbg_source, ptr._sig)
+    source = getattr(ptr, "fastbg_source", None)
+    if source is None:
+        raise TypeError(f"cannot pickle {ptr!r}: a numba C callback that fastbg did not make "
+                        "(pass the @njit function instead)")
+    return _compile, (source, ptr._sig)
 
 
 copyreg.pickle(CFunc, _reduce)
