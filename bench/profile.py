@@ -21,8 +21,10 @@ needed (it samples the CPU clock). Figures are shares on one CPU model: name it
 """
 import argparse
 import bisect
+import ctypes
 import gc
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -92,7 +94,6 @@ def _functions():
 
 def _short(name):
     """A readable name for a mangled numba symbol: its qualified Python name."""
-    import re
     m = re.search(r"_ZN(.*?)E", name)
     if not m:
         return name
@@ -122,7 +123,6 @@ def write_map(path):
 
 def annotate(rows, key, samples, top):
     """Print the ``top`` hottest instructions of the first function named like ``key``."""
-    import ctypes
     hit = [r for r in rows if key in r[2]]
     if not hit:
         print(f"no function named like {key!r}")
