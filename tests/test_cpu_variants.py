@@ -7,6 +7,10 @@ Each variant of the compressing store is compiled here into the two intrinsics t
 (the points' add rows and the features' entries) and compared with the plain loops on
 positions of every shape; the variant this CPU cannot run (AVX-512 code without AVX-512) is
 skipped with that reason. The chosen variant follows the features numba compiles for.
+
+The highest set bit of vector lanes (the pip loss's hitters) is compiled both ways, as
+``vplzcntd`` where AVX-512 CD runs and from the float32 exponent everywhere, and compared
+with the integers' own top bit over every lane value the kernels may give it.
 """
 import os
 import subprocess
@@ -16,7 +20,12 @@ import numpy as np
 import pytest
 from numba import njit
 
+from llvmlite import ir
+from numba import types
+from numba.core.extending import intrinsic
+
 from fastbg.evaluators import add_row_kernels as A
+from fastbg.evaluators import pip_loss_kernels as P
 from fastbg.evaluators import cpu_variants as V
 from fastbg.evaluators import simd
 from fastbg.evaluators.input_tables import BASE_INPUTS
@@ -112,19 +121,23 @@ def test_variant_follows_the_compiled_features():
     without AVX2 gives the portable one, with AVX2 but not AVX-512 the permutes (and
     numba's cache key changes with it)."""
     code = ("from fastbg.evaluators import cpu_variants as V, simd; "
-            "print(V.COMPRESS, V.HAS_AVX512, simd.TABLE_BY_PERMUTES, V.HIDDEN_PASSES)")
+            "print(V.COMPRESS, V.HAS_AVX512, simd.TABLE_BY_PERMUTES, V.HIDDEN_PASSES, V.TOP_BIT)")
     env = dict(os.environ, NUMBA_CPU_FEATURES="+sse2,+sse4.2,+popcnt")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()
-    assert out == ["scalar", "False", "False", "2"]
+    assert out == ["scalar", "False", "False", "2", "float-exponent"]
     env["NUMBA_CPU_FEATURES"] = "+sse2,+avx,+avx2,+fma"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()
-    assert out == ["avx2-permute", "False", "False", "2"]
+    assert out == ["avx2-permute", "False", "False", "2", "float-exponent"]
     env["NUMBA_CPU_FEATURES"] = "+sse2,+avx,+avx2,+fma,+avx512f,+avx512bw,+avx512vl"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()
-    assert out == ["avx512-register", "True", "True", "1"]
+    assert out == ["avx512-register", "True", "True", "1", "float-exponent"]
+    env["NUMBA_CPU_FEATURES"] += ",+avx512cd"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["avx512-register", "True", "True", "1", "lzcnt"]
 
 
 @pytest.mark.skipif(not V.HAS_AVX512, reason="the AVX-512 variant needs AVX-512, which this "
@@ -183,3 +196,84 @@ def test_hidden_sums_passes_follow_the_registers():
     """Two passes where the compiled code has no AVX-512 (16 vector registers), one with it."""
     assert V.HIDDEN_PASSES == (1 if V.HAS_AVX512 else 2)
     assert V.HIDDEN_PASSES in V.HIDDEN_PASS_VARIANTS
+
+
+TOP_RUNNABLE = {"lzcnt": "avx512cd" in V.compiled_features(), "float-exponent": True}
+
+
+def top_variants():
+    return [pytest.param(v, marks=pytest.mark.skipif(
+        not TOP_RUNNABLE[v], reason=f"{v} needs AVX-512 CD, which this CPU lacks"))
+        for v in V.TOP_BIT_VARIANTS]
+
+
+def top_bit_runner(variant):
+    """A kernel replacing each int32 of an array (length a multiple of 8) by its
+    :func:`V.top_bit`, eight lanes at a time."""
+    @intrinsic
+    def top8(typingctx, arr, i):
+        def codegen(context, builder, signature, args):
+            a = context.make_array(signature.args[0])(context, builder, args[0])
+            iv = ir.VectorType(ir.IntType(32), 8)
+            ptr = builder.bitcast(builder.gep(a.data, [args[1]]), iv.as_pointer())
+            builder.store(V.top_bit(builder, builder.load(ptr, align=4), variant), ptr,
+                          align=4)
+            return context.get_dummy_value()
+        return types.void(arr, i), codegen
+
+    @njit
+    def run(a):
+        for i in range(0, a.size, 8):
+            top8(a, i)
+    return run
+
+
+@pytest.mark.parametrize("variant", top_variants())
+def test_top_bit_of_every_lane_value(variant):
+    """Every value below TOP_BIT_LIMIT (all 2**25 of them: the float32 conversion rounds
+    from 2**24 on) gets its highest set bit, and 0 gets -1."""
+    run = top_bit_runner(variant)
+    step = 1 << 22
+    for lo in range(0, V.TOP_BIT_LIMIT, step):
+        x = np.arange(lo, lo + step, dtype=np.int32)
+        with np.errstate(divide="ignore"):
+            want = np.floor(np.log2(x.astype(np.float64)))
+        want = np.where(x == 0, -1, want).astype(np.int32)
+        got = x.copy()
+        run(got)
+        bad = np.flatnonzero(got != want)
+        assert bad.size == 0, f"{variant}: top bit of {x[bad[:5]]} is {got[bad[:5]]}"
+
+
+def test_unknown_top_bit_variant_is_refused():
+    with pytest.raises(Exception, match="no top-bit variant"):
+        top_bit_runner("bsr-magic")(np.zeros(8, np.int32))
+
+
+@pytest.mark.parametrize("bar1", [False, True])
+@pytest.mark.parametrize("variant", [v for v in top_variants() if v.values[0] != V.TOP_BIT])
+def test_pip_loss_rolls_equal_the_loops_with_the_other_top_bit(variant, bar1):
+    """The pip loss's roll lanes built with the top-bit variant this CPU does not choose
+    give the loops' integers (hitters of 25 bits with the bar, the other masks 24), dense
+    and sparse masks. The chosen one is what the kernels compile, checked by
+    tests/test_gnubginputs.py::test_rolls_lanes_equal_the_loops."""
+    lanes = P._make_rolls_lanes(bar1=bar1, top_variant=variant)
+    loop = P._rolls_bar1 if bar1 else P._rolls_no_bar
+
+    @njit
+    def both(masks, fast, slow):
+        for r in range(masks.shape[0]):
+            h, b, o, ob, m = masks[r]
+            fast[r] = lanes(h, b, o, ob, m)
+            slow[r] = loop(h, b, o, ob, m)
+    rng = np.random.default_rng(59 + bar1)
+    n = 20_000
+    density = rng.random((n, 1))
+    bits = lambda w: (rng.random((n, w)) < density) @ (1 << np.arange(w))   # noqa: E731
+    masks = np.stack([bits(25), bits(24), bits(24), bits(24), bits(24)], axis=1)
+    masks = masks.astype(np.int64)
+    fast = np.zeros((n, 3), np.int64)
+    slow = np.zeros((n, 3), np.int64)
+    both(masks, fast, slow)
+    assert (slow[:, 0] > 0).mean() > 0.5
+    np.testing.assert_array_equal(fast, slow)

@@ -228,6 +228,7 @@ def info_record():
                     "avx512": variants.HAS_AVX512,
                     "compress_store": variants.COMPRESS,
                     "hidden_passes": variants.HIDDEN_PASSES,
+                    "top_bit": variants.TOP_BIT,
                     "network_hidden_layer": f"{simd.LANES}-lane float32 vectors",
                     "sigmoid_table": "vector permutes (AVX-512)" if simd.TABLE_BY_PERMUTES
                     else "a load a lane (portable)",
@@ -282,7 +283,8 @@ def info_command(as_json, clear_cache):
                     f"hidden sums in {k['hidden_passes']} "
                     f"pass{'es' if k['hidden_passes'] > 1 else ''} over the rows; "
                     f"network sigmoids by {k['sigmoid_table']}; input lists packed by "
-                    f"the {k['compress_store']!r} compressing store"
+                    f"the {k['compress_store']!r} compressing store; the pip loss's top bits by "
+                    f"{k['top_bit']!r}"
                     + ("; JIT DISABLED" if k["jit_disabled"] else "")),
         ("gnubg weights", rec["weights"]["gnubg"] or f"none ({install_command('gnubg')})"),
         ("fastbg weights", (f"{rec['weights']['fastbg']} ({rec['weights']['fastbg_version']})"

@@ -12,6 +12,7 @@ from numba import config, njit, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
+from fastbg.evaluators.cpu_variants import top_bit
 from fastbg.evaluators.input_bit_kernels import _popcount, _rev24, _side_summary, _top
 from fastbg.evaluators.input_tables import D_PIPLOSS, LOW24
 from fastbg.jit import HOT, INNER
@@ -139,7 +140,7 @@ _ND_LANES = 16
 _DB_LANES = 8
 
 
-def _make_rolls_lanes(bar1=False):
+def _make_rolls_lanes(bar1=False, top_variant=None):
     """The intrinsic ``(hitters, blots, opn, oblots, made) -> (pips, n1, n2)``,
     ``rolls_no_bar_lanes``: :func:`_rolls_no_bar`'s operations on <16 x i32> and <8 x i32>
     vectors (the masks fit 25 bits; no shift reaches 32), its sums reduced. numba's loops
@@ -149,7 +150,9 @@ def _make_rolls_lanes(bar1=False):
     showed no gain: that way of timing favours whichever copy loads first).
 
     With ``bar1`` the intrinsic ``(hitters, blots, opn, oblots, omade)``,
-    ``rolls_bar1_lanes``: :func:`_rolls_bar1`'s operations the same way."""
+    ``rolls_bar1_lanes``: :func:`_rolls_bar1`'s operations the same way. Each lane's
+    highest hitter is :func:`fastbg.evaluators.cpu_variants.top_bit` (``top_variant``:
+    the CPU's by default; every mask it sees is below 2**25)."""
     @intrinsic
     def lanes_kernel(typingctx, hitters, blots, opn, oblots, made):
         if not all(isinstance(a, types.Integer) for a in (hitters, blots, opn, oblots, made)):
@@ -163,8 +166,6 @@ def _make_rolls_lanes(bar1=False):
 
             def run(n, a_list, b_list, double):
                 iv = ir.VectorType(i32, n)
-                ctlz = cgutils.get_or_insert_function(
-                    builder.module, ir.FunctionType(iv, [iv, i1]), f"llvm.ctlz.v{n}i32")
                 reduce = cgutils.get_or_insert_function(
                     builder.module, ir.FunctionType(i32, [iv]), f"llvm.vector.reduce.add.v{n}i32")
 
@@ -178,7 +179,7 @@ def _make_rolls_lanes(bar1=False):
                                                   ir.Constant(iv, [0] * n))
 
                 def top(x):
-                    return builder.sub(c(31), builder.call(ctlz, [x, ir.Constant(i1, 0)]))
+                    return top_bit(builder, x, top_variant)
 
                 def mx(x, y):
                     return builder.select(builder.icmp_signed(">", x, y), x, y)
