@@ -145,9 +145,10 @@ _BOARD_LANES = 32
 def _board_and_summaries_intrinsic(typingctx, rows, i, swapped, gb):
     """gnubg's board of interchange row rows[i] into gb (row 1 the side on roll, or row 0
     with ``swapped``; as :func:`fastbg.evaluators.gnubg_board_kernels.to_gnubg`) and both rows'
-    :func:`_side_summary`, from one masked 32-byte load: each side's points as <32 x i8>
-    lanes (the mover's shifted down a place, the other's reversed and negated), stored
-    widened by masked stores, their bitmasks by compares and their sums by reductions."""
+    :func:`_side_summary`, from the row's 26 bytes (two overlapping 16-byte loads): each
+    side's points as <32 x i8> lanes (the mover's shifted down a place, the other's
+    reversed and negated), stored widened (24 lanes and the bar), their bitmasks by
+    compares and their sums by reductions."""
     if not (isinstance(rows, types.Array) and rows.ndim == 2 and rows.layout == "C"
             and rows.dtype == types.int8 and isinstance(i, types.Integer)
             and isinstance(swapped, types.Boolean) and isinstance(gb, types.Array)
@@ -172,17 +173,22 @@ def _board_and_summaries_intrinsic(typingctx, rows, i, swapped, gb):
         def fn(name, ret, params):
             return cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, params),
                                                   name)
-        load = fn("llvm.masked.load.v32i8.p0", bv, [bv.as_pointer(), i32, mv, bv])
-        store = fn("llvm.masked.store.v32i64.p0", ir.VoidType(),
-                   [lv, lv.as_pointer(), i32, mv])
         red8 = fn("llvm.vector.reduce.add.v32i8", i8, [bv])
         red16 = fn("llvm.vector.reduce.add.v32i16", i16, [hv])
 
         def idx(v):
             return ir.Constant(ir.VectorType(i32, n), v)
         zero = ir.Constant(bv, [0] * n)
-        x = builder.call(load, [builder.bitcast(src, bv.as_pointer()), ir.Constant(i32, 1),
-                                ir.Constant(mv, [k < BOARD_SIZE for k in range(n)]), zero])
+        # the row's 26 bytes as two overlapping 16-byte loads (bytes 0..15 and 10..25),
+        # joined: no read past the row (AVX2 has no byte-masked load; LLVM's masked load
+        # of bytes became a byte insert a lane there); lanes 26.. are never used
+        b16 = ir.VectorType(i8, 16)
+        head = builder.load(builder.bitcast(src, b16.as_pointer()), align=1)
+        tail = builder.load(builder.bitcast(builder.gep(src, [ir.Constant(i64, BOARD_SIZE - 16)]),
+                                            b16.as_pointer()), align=1)
+        x = builder.shuffle_vector(head, tail, idx([k if k < 16 else
+                                                    16 + k - (BOARD_SIZE - 16) if k < BOARD_SIZE
+                                                    else 0 for k in range(n)]))
         # the mover's points 0..24 are row entries 1..25; the other's point j is -b[24 - j]
         mover = builder.shuffle_vector(x, zero, idx([k + 1 if k < 25 else n for k in range(n)]))
         other = builder.shuffle_vector(builder.sub(zero, x), zero,
@@ -193,12 +199,18 @@ def _board_and_summaries_intrinsic(typingctx, rows, i, swapped, gb):
         mover, other = positive(mover), positive(other)
         row0 = builder.select(sw, mover, other)
         row1 = builder.select(sw, other, mover)
-        keep = ir.Constant(mv, [k < 25 for k in range(n)])
+        idx24 = ir.Constant(ir.VectorType(i32, 24), list(range(24)))
         out = []
         for q, v in enumerate((row0, row1)):
+            # points 0..23 by one plain store of 24 lanes, the bar alone (a masked store
+            # of the 25 is vpmaskmovq on AVX2 hosts, microcoded on AMD Zen 3)
             dst = builder.gep(gb_arr.data, [ir.Constant(i64, 25 * q)])
-            builder.call(store, [builder.sext(v, lv), builder.bitcast(dst, lv.as_pointer()),
-                                 ir.Constant(i32, 8), keep])
+            wide = builder.sext(v, lv)
+            v24 = ir.VectorType(i64, 24)
+            builder.store(builder.shuffle_vector(wide, wide, idx24),
+                          builder.bitcast(dst, v24.as_pointer()), align=8)
+            builder.store(builder.extract_element(wide, ir.Constant(i32, 24)),
+                          builder.gep(dst, [ir.Constant(i64, 24)]), align=8)
 
             def bits(cond):
                 return builder.zext(builder.bitcast(cond, i32), i64)
