@@ -483,15 +483,28 @@ def timing_both_ways(boards, nobs, means, fast, slow):
         slow[r] = F._timing_sums(boards[r], nobs[r], means[r])
 
 
+def side_boards(n, rng):
+    """n sides of 0..15 checkers on points 0..24 (bar included): spread out or stacked,
+    and every point with all fifteen."""
+    counts = rng.integers(0, 16, n)
+    spread = rng.dirichlet(np.full(25, 0.3), n) if n else np.zeros((0, 25))
+    boards = np.array([rng.multinomial(k, p) for k, p in zip(counts, spread)], np.int64)
+    boards[:25] = 15 * np.eye(25, dtype=np.int64)
+    assert boards.sum(axis=1).max() == 15
+    return boards
+
+
 def test_timing_lanes_equal_the_loop():
     """The timing features' point sums as vector lanes give the loop's six integers for
-    boards of 0..15 checkers a point (bar included), any rearmost opponent checker
-    (-1..23) and mean point; rows of a C board and strided columns alike."""
+    sides of up to 15 checkers (bar included; the lanes are 16 bits, which every sum of
+    a real side fits), any rearmost opponent checker (-1..23) and mean point; rows of a
+    C board and strided columns alike."""
     rng = np.random.default_rng(23)
     n = 20_000
-    boards = rng.integers(0, 16, (n, 25)) * (rng.random((n, 25)) < rng.random((n, 1)))
+    boards = side_boards(n, rng)
     nobs = rng.integers(-1, 24, n)
     means = rng.integers(0, 25, n)
+    means[:25] = 0                   # all fifteen on each point, beyond the lowest mean
     fast = np.zeros((n, 6), np.int64)
     slow = np.zeros((n, 6), np.int64)
     timing_both_ways(boards, nobs, means, fast, slow)

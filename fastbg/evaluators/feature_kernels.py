@@ -89,30 +89,36 @@ _TIMING_LANES = 32
 
 @intrinsic
 def _timing_sums_intrinsic(typingctx, board, nob, mean):
-    """:func:`_timing_sums` on one <32 x i32> vector of the points (lanes 25..31 zero),
+    """:func:`_timing_sums` on one <32 x i16> vector of the points (lanes 25..31 zero),
     its six sums reduced. numba widens the loop to int64 (its second moment by int64
-    multiplies, three micro-ops each on these hosts): 4-lane passes, here 2 registers."""
+    multiplies, three micro-ops each on these hosts): 4-lane passes, here one register of
+    AVX-512 or two of AVX2. 16-bit lanes hold every sum of a real side (at most 15
+    checkers: the largest, the second moment, is at most 15 x 24^2 = 8,640); 32-bit lanes
+    took twice the registers and instructions."""
     if not (isinstance(board, types.Array) and board.ndim == 1 and board.dtype == types.int64
             and isinstance(nob, types.Integer) and isinstance(mean, types.Integer)):
         return None
     sig = types.UniTuple(types.int64, 6)(board, nob, mean)
 
     def codegen(context, builder, signature, args):
-        i1, i32, i64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+        i16, i32, i64 = ir.IntType(16), ir.IntType(32), ir.IntType(64)
         n = _TIMING_LANES
-        iv = ir.VectorType(i32, n)
+        iv = ir.VectorType(i16, n)
         arr = context.make_array(signature.args[0])(context, builder, args[0])
         reduce = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(i32, [iv]), f"llvm.vector.reduce.add.v{n}i32")
+            builder.module, ir.FunctionType(i16, [iv]), f"llvm.vector.reduce.add.v{n}i16")
 
         def c(v):
             return ir.Constant(iv, v if isinstance(v, list) else [v] * n)
 
+        def lanes_of(v):
+            return ir.Constant(ir.VectorType(i32, n), v)
+
         def splat(x):
             v = builder.insert_element(ir.Constant(iv, ir.Undefined), x, ir.Constant(i32, 0))
-            return builder.shuffle_vector(v, ir.Constant(iv, ir.Undefined), c(0))
+            return builder.shuffle_vector(v, ir.Constant(iv, ir.Undefined), lanes_of([0] * n))
 
-        # the points: three 8-lane loads and the bar, narrowed to 32 bits
+        # the points: three 8-lane loads and the bar, narrowed to 16 bits
         v8 = ir.VectorType(i64, 8)
         stride = builder.extract_value(arr.strides, 0)
         parts = []
@@ -120,16 +126,16 @@ def _timing_sums_intrinsic(typingctx, board, nob, mean):
             for q in range(3):
                 ptr = builder.gep(arr.data, [ir.Constant(i64, 8 * q)])
                 parts.append(builder.trunc(builder.load(builder.bitcast(ptr, v8.as_pointer()),
-                                                        align=8), ir.VectorType(i32, 8)))
+                                                        align=8), ir.VectorType(i16, 8)))
             lanes = [24]
         else:
             lanes = list(range(25))
-        last = ir.Constant(ir.VectorType(i32, 8), [0] * 8)
+        last = ir.Constant(ir.VectorType(i16, 8), [0] * 8)
         pts = ir.Constant(iv, [0] * n) if lanes != [24] else None
         for k in lanes:
             addr = builder.add(builder.ptrtoint(arr.data, i64),
                                builder.mul(stride, ir.Constant(i64, k)))
-            x = builder.trunc(builder.load(builder.inttoptr(addr, i64.as_pointer())), i32)
+            x = builder.trunc(builder.load(builder.inttoptr(addr, i64.as_pointer())), i16)
             if pts is None:
                 last = builder.insert_element(last, x, ir.Constant(i32, 0))
             else:
@@ -138,13 +144,13 @@ def _timing_sums_intrinsic(typingctx, board, nob, mean):
             i8x16 = ir.Constant(ir.VectorType(i32, 16), list(range(16)))
             lo = builder.shuffle_vector(parts[0], parts[1], i8x16)
             hi = builder.shuffle_vector(parts[2], last, i8x16)
-            b = builder.shuffle_vector(lo, hi, c(list(range(32))))
+            b = builder.shuffle_vector(lo, hi, lanes_of(list(range(32))))
         else:
             b = pts
         nob_v = splat(builder.trunc(context.cast(builder, args[1], signature.args[1],
-                                                 types.int64), i32))
+                                                 types.int64), i16))
         mean_v = splat(builder.trunc(context.cast(builder, args[2], signature.args[2],
-                                                  types.int64), i32))
+                                                  types.int64), i16))
         i = c(list(range(n)))
         zero, one = c(0), c(1)
         add, sub, mul, sel = builder.add, builder.sub, builder.mul, builder.select
