@@ -272,11 +272,13 @@ def test_info_json_reports_the_cache_and_the_extras(tmp_path, monkeypatch):
     assert rec["kernels"]["avx512"] == cpu_variants.HAS_AVX512
     assert rec["kernels"]["hidden_passes"] == cpu_variants.HIDDEN_PASSES
     assert rec["kernels"]["top_bit"] == cpu_variants.TOP_BIT
+    assert rec["kernels"]["point_adds"] == cpu_variants.POINT_ADDS
     text = run("info")
     assert text.exit_code == 0 and str(tmp_path / "numba") in text.output
     assert f"the {cpu_variants.COMPRESS!r} compressing store" in text.output
     assert f"hidden sums in {cpu_variants.HIDDEN_PASSES} pass" in text.output
     assert f"the pip loss's top bits by {cpu_variants.TOP_BIT!r}" in text.output
+    assert f"the points' rows by {cpu_variants.POINT_ADDS!r}" in text.output
 
 
 def test_info_clear_cache_removes_this_install_only(tmp_path, monkeypatch):

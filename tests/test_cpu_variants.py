@@ -108,6 +108,39 @@ def test_feature_entries_equal_the_loop(variant, contact250):
         np.testing.assert_array_equal(nzs[r, :k], want[:k])
 
 
+@njit
+def occupied_point_adds_both_ways(gbs, fast, slow, counts):
+    for r in range(gbs.shape[0]):
+        c = np.uint64(3)                      # after some rows already listed
+        d = np.uint64(3)
+        for s in range(2):
+            occ = 0
+            for i in range(25):
+                occ |= np.int64(gbs[r, s, i] > 0) << i
+            c = A._point_adds_occupied(gbs[r], s, occ, fast[r], c)
+            d = A._point_adds(gbs[r], s, slow[r], d)
+        counts[r, 0] = c
+        counts[r, 1] = d
+
+
+def test_occupied_point_adds_equal_the_loop():
+    """The "occupied-bits" variant of the points' add rows (a pass over the occupied
+    points, the bar's bit left out) lists the loop's rows, in order and number."""
+    rng = np.random.default_rng(43)
+    n = 4_000
+    gbs = (rng.integers(0, 16, (n, 2, 25)) * (rng.random((n, 2, 25)) < rng.random((n, 1, 1))))
+    gbs = gbs.astype(np.int64)
+    fast = np.full((n, A.MAX_ADDS), -1, np.int64)
+    slow = np.full((n, A.MAX_ADDS), -1, np.int64)
+    counts = np.zeros((n, 2), np.int64)
+    occupied_point_adds_both_ways(gbs, fast, slow, counts)
+    assert (counts[:, 1] > 60).any() and (counts[:, 1] < 10).any()
+    assert (gbs[:, :, 24] > 0).any()
+    np.testing.assert_array_equal(counts[:, 0], counts[:, 1])
+    for r in range(n):
+        np.testing.assert_array_equal(fast[r, :counts[r, 0]], slow[r, :counts[r, 1]])
+
+
 def test_unknown_variant_is_refused():
     """A variant name that is not one is an error when the kernel is built, not code."""
     with pytest.raises(Exception, match="no compress variant"):
@@ -121,23 +154,24 @@ def test_variant_follows_the_compiled_features():
     without AVX2 gives the portable one, with AVX2 but not AVX-512 the permutes (and
     numba's cache key changes with it)."""
     code = ("from fastbg.evaluators import cpu_variants as V, simd; "
-            "print(V.COMPRESS, V.HAS_AVX512, simd.TABLE_BY_PERMUTES, V.HIDDEN_PASSES, V.TOP_BIT)")
+            "print(V.COMPRESS, V.HAS_AVX512, simd.TABLE_BY_PERMUTES, V.HIDDEN_PASSES, V.TOP_BIT, "
+            "V.POINT_ADDS)")
     env = dict(os.environ, NUMBA_CPU_FEATURES="+sse2,+sse4.2,+popcnt")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()
-    assert out == ["scalar", "False", "False", "2", "float-exponent"]
+    assert out == ["scalar", "False", "False", "2", "float-exponent", "occupied-bits"]
     env["NUMBA_CPU_FEATURES"] = "+sse2,+avx,+avx2,+fma"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()
-    assert out == ["avx2-permute", "False", "False", "2", "float-exponent"]
+    assert out == ["avx2-permute", "False", "False", "2", "float-exponent", "occupied-bits"]
     env["NUMBA_CPU_FEATURES"] = "+sse2,+avx,+avx2,+fma,+avx512f,+avx512bw,+avx512vl"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()
-    assert out == ["avx512-register", "True", "True", "1", "float-exponent"]
+    assert out == ["avx512-register", "True", "True", "1", "float-exponent", "lanes"]
     env["NUMBA_CPU_FEATURES"] += ",+avx512cd"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()
-    assert out == ["avx512-register", "True", "True", "1", "lzcnt"]
+    assert out == ["avx512-register", "True", "True", "1", "lzcnt", "lanes"]
 
 
 @pytest.mark.skipif(not V.HAS_AVX512, reason="the AVX-512 variant needs AVX-512, which this "

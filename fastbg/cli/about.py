@@ -229,6 +229,7 @@ def info_record():
                     "compress_store": variants.COMPRESS,
                     "hidden_passes": variants.HIDDEN_PASSES,
                     "top_bit": variants.TOP_BIT,
+                    "point_adds": variants.POINT_ADDS,
                     "network_hidden_layer": f"{simd.LANES}-lane float32 vectors",
                     "sigmoid_table": "vector permutes (AVX-512)" if simd.TABLE_BY_PERMUTES
                     else "a load a lane (portable)",
@@ -284,7 +285,7 @@ def info_command(as_json, clear_cache):
                     f"pass{'es' if k['hidden_passes'] > 1 else ''} over the rows; "
                     f"network sigmoids by {k['sigmoid_table']}; input lists packed by "
                     f"the {k['compress_store']!r} compressing store; the pip loss's top bits by "
-                    f"{k['top_bit']!r}"
+                    f"{k['top_bit']!r}; the points' rows by {k['point_adds']!r}"
                     + ("; JIT DISABLED" if k["jit_disabled"] else "")),
         ("gnubg weights", rec["weights"]["gnubg"] or f"none ({install_command('gnubg')})"),
         ("fastbg weights", (f"{rec['weights']['fastbg']} ({rec['weights']['fastbg_version']})"

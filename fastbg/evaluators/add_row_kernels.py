@@ -14,12 +14,13 @@ from numba import config, njit, types
 from numba.core.extending import intrinsic
 
 from fastbg.constants import CHECKERS
-from fastbg.evaluators.cpu_variants import compress_store
+from fastbg.evaluators.cpu_variants import POINT_ADDS, compress_store
 from fastbg.evaluators.input_tables import (
     BASE_INPUTS, INV_6, INV_24, INV_36, I_ACONTAIN, I_ACONTAIN2, I_BACK_ANCHOR,
     I_BACK_CHEQUER, I_BACKESCAPES, I_BACKG, I_BACKG1, I_BACKRESCAPES, I_CONTAIN, I_CONTAIN2,
-    I_ENTER2, I_FORWARD_ANCHOR, I_OFF1, I_OFF2, I_OFF3, I_P1, I_P2, MORE_INPUTS, NZ_COUNT,
-    NZ_FIRST, POINT_ENC, RACE_HALF, RI_NCROSS, RI_OFF)
+    I_ENTER2, I_FORWARD_ANCHOR, I_OFF1, I_OFF2, I_OFF3, I_P1, I_P2, LOW24, MORE_INPUTS,
+    NZ_COUNT, NZ_FIRST, POINT_ENC, RACE_HALF, RI_NCROSS, RI_OFF)
+from fastbg.evaluators.input_bit_kernels import _low
 from fastbg.jit import HOT, INNER
 
 
@@ -315,17 +316,44 @@ if config.DISABLE_JIT:
     point_adds_lanes = _point_adds          # the loop: no intrinsics without the JIT
 else:
     point_adds_lanes = _make_point_adds()
+# A constant of the compiled code, fixed by the CPU features (part of numba's cache key).
+_POINT_ADDS_BY_LANES = POINT_ADDS == "lanes"
+
+
+@njit(**INNER)
+def _point_adds_occupied(gb, s, occ, adds, c):
+    """:func:`_point_adds` from the side's occupied points ``occ`` (bit i set where its
+    point i holds checkers; bit 24, the bar, is left out): a pass over those points alone,
+    about eight, instead of all 24 (the ``"occupied-bits"`` variant of
+    :data:`fastbg.evaluators.cpu_variants.POINT_ADDS`)."""
+    o = s * 100
+    m = occ & LOW24
+    while m:
+        i = _low(m)
+        m &= m - 1
+        nc = gb[s, i]
+        adds[c] = o + 4 * i + NZ_FIRST[nc]
+        adds[c + np.uint64(1)] = PRODUCT_ROW0 + N_COUNTS * (25 * s + i) + nc
+        c += np.uint64(1) + np.uint64(nc > 3)
+    return c
 
 
 @njit(**HOT)
-def base_adds(gb, adds):
+def base_adds(gb, occ0, occ1, adds):
     """The extended weight rows (:func:`extended_weights`) that :func:`base_inputs`'s
-    non-zero inputs add, in input order, into ``adds``; returns how many. (The points by
-    vector lanes, :func:`point_adds_lanes`: 40 -> 22-25 ns a contact position, one thread.)"""
+    non-zero inputs add, in input order, into ``adds``; returns how many. ``occ0``,
+    ``occ1``: the occupied points of gb's rows 0 and 1 as bitmasks (the first item of
+    their :func:`fastbg.evaluators.input_bit_kernels._side_summary`). The points by
+    vector lanes (:func:`point_adds_lanes`: 40 -> 22-25 ns a contact position on Zen 4)
+    with AVX-512, else by their occupied points (:func:`_point_adds_occupied`; the
+    choice: :data:`fastbg.evaluators.cpu_variants.POINT_ADDS`)."""
     c = np.uint64(0)
     for s in range(2):
         o = s * 100
-        c = point_adds_lanes(gb, s, adds, c)
+        if _POINT_ADDS_BY_LANES:
+            c = point_adds_lanes(gb, s, adds, c)
+        else:
+            c = _point_adds_occupied(gb, s, occ0 if s == 0 else occ1, adds, c)
         nc = gb[s, 24]
         for q in range(3):
             adds[c + np.uint64(q)] = o + 96 + q

@@ -29,6 +29,14 @@ otherwise. Each sum is the same sequence of float32 adds either way, so the bits
 same (tests/test_cpu_variants.py); on an AMD EPYC Zen 3 (AVX2) the sums alone took 928 ->
 705 ns a contact position (docs/performance.md, "Zen 3").
 
+**The points' add rows.** The base inputs' rows of a position (each occupied point's
+input of 1, and its product row above three checkers) are packed from vector lanes by the
+compressing store where AVX-512 has one in a register (``"lanes"``, 40 -> 22-25 ns a
+contact position against the plain loop over the 24 points, on Zen 4). Without it the
+AVX2 permutes cost more than they save: on AMD Zen 3 the lanes took 78.6 ns a position
+and the loop 62.4 (board load included), and a loop over the occupied points alone (the
+side's bitmask, about eight points) 0.50 of the lanes' time (``"occupied-bits"``).
+
 **Highest set bit of vector lanes.** The pip loss (:mod:`fastbg.evaluators.pip_loss_kernels`)
 finds each roll's highest hitter as the top bit of 32-bit lanes. LLVM's ``llvm.ctlz`` of a
 vector is one ``vplzcntd`` with AVX-512 CD; without it LLVM expands it into byte-table
@@ -71,6 +79,11 @@ HIDDEN_PASS_VARIANTS = (1, 2)
 #: spilled and re-loaded sums on every weight row; there the sums are made in two passes
 #: over the rows, 64 units each, that fit.
 HIDDEN_PASSES = 1 if HAS_AVX512 else 2
+#: Every way the points' add rows may be listed
+#: (:func:`fastbg.evaluators.add_row_kernels.base_adds`).
+POINT_ADDS_VARIANTS = ("lanes", "occupied-bits")
+#: The one compiled here.
+POINT_ADDS = "lanes" if HAS_AVX512 else "occupied-bits"
 #: Every way :func:`top_bit` may emit a lane's highest set bit.
 TOP_BIT_VARIANTS = ("lzcnt", "float-exponent")
 #: The one compiled here: ``vplzcntd`` needs AVX-512 CD.

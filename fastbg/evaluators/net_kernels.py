@@ -259,7 +259,7 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
             n_adds = race_adds(gb, adds)
             n_nz = 0
         else:
-            n_adds = base_adds(gb, adds)
+            n_adds = base_adds(gb, s0[0], s1[0], adds)
             n_nz = contact_features_from(gb, s0, s1, inp, nz, ifuncs[k] == IF_CONTACT250)
         _simd.hidden_sums_adds_128(w1[k], b1[k], adds, n_adds, inp, nz, n_nz, h)
         _simd.sigmoids_to_row(h, -beta[k, 0], SIG_E, SIG_LO, SIG_HI, ht[k], fill[k])
