@@ -57,8 +57,11 @@ def point_adds_runner(variant):
     return run
 
 
-def feature_entries_runner(variant):
-    entries = A._make_feature_entries(variant)
+LAYOUTS = {"products": A.PRODUCTS_LAYOUT, "multiplied": A.MULTIPLIED_LAYOUT}
+
+
+def feature_entries_runner(variant, layout=None):
+    entries = A._make_feature_entries(variant, layout)
 
     @njit
     def run(inps, nzs, counts, contact250):
@@ -84,11 +87,14 @@ def test_point_adds_equal_the_loop(variant):
         np.testing.assert_array_equal(fast[r, :counts[r, 0]], slow[r, :counts[r, 1]])
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("contact250", [False, True])
 @pytest.mark.parametrize("variant", variants())
-def test_feature_entries_equal_the_loop(variant, contact250):
+def test_feature_entries_equal_the_loop(variant, contact250, layout):
     """Every variant lists the features' entries of the loop, for inputs with none, some
-    and all of the 50 features non-zero."""
+    and all of the 50 features non-zero, in both feature layouts (the features' product
+    rows, as AVX-512 CPUs compile, and none)."""
+    lay = LAYOUTS[layout]
     rng = np.random.default_rng(37)
     n = 2_000
     inps = np.zeros((n, MAX_INPUTS), np.float32)
@@ -99,11 +105,12 @@ def test_feature_entries_equal_the_loop(variant, contact250):
     inps[1, BASE_INPUTS:] = feats[1] + np.float32(0.01)
     nzs = np.full((n, MAX_INPUTS), -1, np.int64)
     counts = np.zeros(n, np.int64)
-    feature_entries_runner(variant)(inps, nzs, counts, contact250)
+    feature_entries_runner(variant, lay)(inps, nzs, counts, contact250)
     assert counts[0] == 0 and counts[1] == MAX_INPUTS - BASE_INPUTS
+    assert (nzs[1, :counts[1]] >= A.N_CONTACT_INPUTS).any() == (layout == "products")
     for r in range(n):
         want = np.full(MAX_INPUTS, -1, np.int64)
-        k = A.feature_entries_loop(inps[r], want, contact250)
+        k = A.feature_entries_loop(inps[r], want, contact250, lay)
         assert counts[r] == k
         np.testing.assert_array_equal(nzs[r, :k], want[:k])
 
@@ -311,3 +318,44 @@ def test_pip_loss_rolls_equal_the_loops_with_the_other_top_bit(variant, bar1):
     both(masks, fast, slow)
     assert (slow[:, 0] > 0).mean() > 0.5
     np.testing.assert_array_equal(fast, slow)
+
+
+def test_both_feature_layouts_give_the_same_hidden_sums():
+    """A contact net's hidden sums over real positions are the same bits whether the
+    features with few values are added as product rows (AVX-512 CPUs) or multiplied
+    (the others), and both are the plain loop's over every non-zero input."""
+    import fastbg
+    from fastbg.evaluators import input_kernels as G
+    from fastbg.evaluators.net_kernels import NET_CONTACT, to_gnubg
+    from strategies import selfplay_positions
+    net = fastbg.gnubg_net()
+    w1, b1 = net.arrays.w1[NET_CONTACT], net.arrays.b1[NET_CONTACT]
+    raw = np.ascontiguousarray(w1[:A.N_CONTACT_INPUTS])
+    hid = b1.shape[0]
+    checked = 0
+    for contact250 in (False, True):
+        ext = {k: A.extended_weights(raw, False, contact250, layout=lay)
+               for k, lay in LAYOUTS.items()}
+        for board in selfplay_positions(300, 61 + contact250):
+            gb = np.zeros((2, 25), np.int64)
+            to_gnubg(np.asarray(board, np.int8), gb)
+            if not (gb[0].sum() and gb[1].sum()):
+                continue
+            inp = np.zeros(MAX_INPUTS, np.float32)
+            nz = np.zeros(MAX_INPUTS, np.int64)
+            n_all = G.contact_inputs(gb, inp, nz, contact250)
+            if not (inp[BASE_INPUTS:A.N_CONTACT_INPUTS] != 0).any():
+                continue
+            plain = np.zeros(hid, np.float32)
+            simd.hidden_sums_reference(raw, b1, inp, nz, n_all, plain)
+            occ = [int(sum(1 << i for i in range(25) if gb[s, i] > 0)) for s in range(2)]
+            adds = np.zeros(A.MAX_ADDS, np.int64)
+            n_adds = A.base_adds(gb, occ[0], occ[1], adds)
+            for k, lay in LAYOUTS.items():
+                entries = np.zeros(MAX_INPUTS, np.int64)
+                n = A.feature_entries_loop(inp, entries, contact250, lay)
+                got = np.zeros(hid, np.float32)
+                simd.hidden_sums_adds_reference(ext[k], b1, adds, n_adds, inp, entries, n, got)
+                np.testing.assert_array_equal(got.view(np.int32), plain.view(np.int32))
+            checked += 1
+    assert checked > 300

@@ -118,20 +118,21 @@ def mismatch(gb, mods=(G, R)):
     return None
 
 
-def decode_add(row, race, contact250=False):
+def decode_add(row, race, contact250=False, layout=None):
     """(input index, input value) that extended weight row ``row`` stands for
     (:func:`fastbg.evaluators.add_row_kernels.extended_weights`: an input's own row is the
     input 1, a product row a point's (n - 3) / 2, the race's crossings / 10 or a
-    feature's value by its code)."""
+    feature's value by its code in ``layout``, default the compiled one)."""
+    lay = layout or A.LAYOUT
     half = T.RACE_HALF if race else 100
     if row < A.PRODUCT_ROW0:
         return row, np.float32(1.0)
     if row >= A.FEATURE_ROW0:
         assert not race
-        j = int(np.flatnonzero((A.FEATURE_ROW >= 0) & (A.FEATURE_ROW <= row))[-1])
+        j = int(np.flatnonzero((lay.row >= 0) & (lay.row <= row))[-1])
         f = j % MORE
-        code = row - A.FEATURE_ROW[j]
-        assert code < A.FEATURE_CODES[f][0]
+        code = row - lay.row[j]
+        assert code < lay.codes[f][0]
         return T.BASE_INPUTS + j, A.feature_value(f, code, contact250)
     if row < A.CROSS_ROW0:
         slot, n = divmod(row - A.PRODUCT_ROW0, A.N_COUNTS)
@@ -341,46 +342,66 @@ def test_rolls_lanes_equal_the_loops(bar1):
     np.testing.assert_array_equal(fast, slow)
 
 
-def test_extended_weights_are_the_products():
+LAYOUTS = {"products": A.PRODUCTS_LAYOUT, "multiplied": A.MULTIPLIED_LAYOUT}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_extended_weights_are_the_products(layout):
     """Each product row is its input's weights times the input's value in float32, as the
-    kernels multiply; the input rows are the weights themselves."""
+    kernels multiply; the input rows are the weights themselves. Both feature layouts
+    (with the features' product rows, as AVX-512 CPUs compile, and without)."""
+    lay = LAYOUTS[layout]
+    assert lay.weight_rows == A.FEATURE_ROW0 + 2 * sum(v[0] for v in lay.codes.values())
+    assert (len(lay.codes) == len(A.FEATURE_PRODUCT_CODES)) == (layout == "products")
     rng = np.random.default_rng(3)
     for race, n_in in ((False, 250), (True, 214)):
         w = rng.normal(0, 1, (n_in, 16)).astype(np.float32)
-        ext = A.extended_weights(w, race)
-        assert ext.shape == (A.WEIGHT_ROWS, 16) and ext.dtype == np.float32
+        ext = A.extended_weights(w, race, layout=lay)
+        assert ext.shape == (lay.weight_rows, 16) and ext.dtype == np.float32
         np.testing.assert_array_equal(ext[:n_in], w)
-        used = np.zeros(A.WEIGHT_ROWS, bool)
+        used = np.zeros(lay.weight_rows, bool)
         used[:n_in] = True
-        for row in range(A.PRODUCT_ROW0, A.WEIGHT_ROWS):
+        for row in range(A.PRODUCT_ROW0, lay.weight_rows):
             slot, n = divmod(row - A.PRODUCT_ROW0, A.N_COUNTS)
             if (row < A.CROSS_ROW0 and n > 3 and (slot % 25 < 23 or not race)) or (
                     race and A.CROSS_ROW0 <= row < A.FEATURE_ROW0) or (
                     not race and row >= A.FEATURE_ROW0):
-                i, x = decode_add(row, race)
+                i, x = decode_add(row, race, layout=lay)
                 np.testing.assert_array_equal(ext[row].view(np.int32),
                                               (w[i] * x).view(np.int32))
                 used[row] = True
         assert not ext[~used].any()
-    # the contact net's inputs count the borne-off checkers on another scale
-    w = rng.normal(0, 1, (250, 16)).astype(np.float32)
-    ext = A.extended_weights(w, False, True)
-    j = T.MORE_INPUTS + T.I_OFF3
-    for code in range(16):
-        want = w[T.BASE_INPUTS + j] * np.float32(code / 3.0)
-        np.testing.assert_array_equal(ext[A.FEATURE_ROW[j] + code], want)
+    if layout == "products":
+        # the contact net's inputs count the borne-off checkers on another scale
+        w = rng.normal(0, 1, (250, 16)).astype(np.float32)
+        ext = A.extended_weights(w, False, True, layout=lay)
+        j = T.MORE_INPUTS + T.I_OFF3
+        for code in range(16):
+            want = w[T.BASE_INPUTS + j] * np.float32(code / 3.0)
+            np.testing.assert_array_equal(ext[lay.row[j] + code], want)
+
+
+def test_the_compiled_layout_follows_the_cpu():
+    """The features' product rows where the kernels compile for AVX-512, else none; the
+    module's tables and the nets' weights are that layout's."""
+    from fastbg.evaluators import cpu_variants as V
+    assert A.LAYOUT is (A.PRODUCTS_LAYOUT if V.FEATURE_PRODUCTS else A.MULTIPLIED_LAYOUT)
+    assert V.FEATURE_PRODUCTS == V.HAS_AVX512
+    assert A.WEIGHT_ROWS == A.LAYOUT.weight_rows
+    assert A.FEATURE_ROW is A.LAYOUT.row
 
 
 def test_feature_codes_round_trip():
     """Each feature value of a code gives that code back (the kernels read a feature's
     product row from its float32 value), on both borne-off scales."""
+    lay = A.PRODUCTS_LAYOUT
     for contact250 in (False, True):
-        scale = A.FEATURE_SCALE[int(contact250)]
-        for j in np.flatnonzero(A.FEATURE_ROW >= 0):
+        scale = lay.scale[int(contact250)]
+        for j in np.flatnonzero(lay.row >= 0):
             f = j % MORE
-            for code in range(A.FEATURE_CODES[f][0]):
-                x = A.feature_value(f - A.FEATURE_CODES[f][3], code, contact250)
-                got = int(np.float32(np.float32(x * scale[j]) + A.FEATURE_OFFSET[j]))
+            for code in range(lay.codes[f][0]):
+                x = A.feature_value(f - lay.codes[f][3], code, contact250)
+                got = int(np.float32(np.float32(x * scale[j]) + lay.offset[j]))
                 assert got == code, (f, code, contact250)
 
 

@@ -8,13 +8,15 @@ An input of 1 adds its weight row to the hidden sums; an input with few values (
 comment below has the details); the batch kernel (:mod:`fastbg.evaluators.net_kernels`)
 sums them.
 """
+from typing import NamedTuple
+
 import numpy as np
 from llvmlite import ir
 from numba import config, njit, types
 from numba.core.extending import intrinsic
 
 from fastbg.constants import CHECKERS
-from fastbg.evaluators.cpu_variants import POINT_ADDS, compress_store
+from fastbg.evaluators.cpu_variants import FEATURE_PRODUCTS, POINT_ADDS, compress_store
 from fastbg.evaluators.input_tables import (
     BASE_INPUTS, INV_6, INV_24, INV_36, I_ACONTAIN, I_ACONTAIN2, I_BACK_ANCHOR,
     I_BACK_CHEQUER, I_BACKESCAPES, I_BACKG, I_BACKG1, I_BACKRESCAPES, I_CONTAIN, I_CONTAIN2,
@@ -36,7 +38,9 @@ from fastbg.jit import HOT, INNER
 # race inputs as rows to add ("adds": rows of the net's extended weights, the inputs' own
 # rows, then these products) and the features as a list that mixes product rows (codes
 # of :data:`FEATURE_CODES`) and inputs still multiplied. The base and race inputs come
-# before every feature in gnubg's order, and the features' list keeps theirs.
+# before every feature in gnubg's order, and the features' list keeps theirs. Without
+# AVX-512 no feature has product rows (:data:`LAYOUT`; measured in
+# :mod:`fastbg.evaluators.cpu_variants`): the weights are then about half the size.
 N_CONTACT_INPUTS = BASE_INPUTS + 2 * MORE_INPUTS     # 250: the contact and crashed nets
 N_COUNTS = 16                                         # checkers on a point: 0..15
 PRODUCT_ROW0 = N_CONTACT_INPUTS                       # product rows after the input rows
@@ -49,39 +53,57 @@ FEATURE_ROW0 = CROSS_ROW0 + 2 * (MAX_CROSSINGS + 1)   # features' product rows, 
 # the contact net's inputs (contact250), else 5. :func:`feature_value` is the value of a
 # code, as :func:`_half_from` computes it. The others (pip loss, mobility, timing, ...)
 # take too many values and keep their multiply.
-FEATURE_CODES = {I_OFF1: (16, None, 0, 0), I_OFF2: (16, None, 0, 0), I_OFF3: (16, None, 0, 0),
-                 I_BACK_CHEQUER: (25, 24, 0, 0), I_BACK_ANCHOR: (26, 24, 1, 0),
-                 I_FORWARD_ANCHOR: (25, 6, 0, 0), I_P1: (37, 36, 0, 0), I_P2: (37, 36, 0, 0),
-                 I_BACKESCAPES: (37, 36, 0, 0), I_ACONTAIN: (37, 36, 0, 0),
-                 I_ACONTAIN2: (37, 36, 0, 1), I_CONTAIN: (37, 36, 0, 0),
-                 I_CONTAIN2: (37, 36, 0, 1), I_ENTER2: (37, 36, 0, 0),
-                 I_BACKG: (16, 4, 0, 0), I_BACKG1: (16, 8, 0, 0),
-                 I_BACKRESCAPES: (37, 36, 0, 0)}
-FEATURE_BLOCK = sum(v[0] for v in FEATURE_CODES.values())     # product rows of one half
-WEIGHT_ROWS = FEATURE_ROW0 + 2 * FEATURE_BLOCK        # rows of a net's extended weights
+FEATURE_PRODUCT_CODES = {
+    I_OFF1: (16, None, 0, 0), I_OFF2: (16, None, 0, 0), I_OFF3: (16, None, 0, 0),
+    I_BACK_CHEQUER: (25, 24, 0, 0), I_BACK_ANCHOR: (26, 24, 1, 0),
+    I_FORWARD_ANCHOR: (25, 6, 0, 0), I_P1: (37, 36, 0, 0), I_P2: (37, 36, 0, 0),
+    I_BACKESCAPES: (37, 36, 0, 0), I_ACONTAIN: (37, 36, 0, 0), I_ACONTAIN2: (37, 36, 0, 1),
+    I_CONTAIN: (37, 36, 0, 0), I_CONTAIN2: (37, 36, 0, 1), I_ENTER2: (37, 36, 0, 0),
+    I_BACKG: (16, 4, 0, 0), I_BACKG1: (16, 8, 0, 0), I_BACKRESCAPES: (37, 36, 0, 0)}
 MAX_ADDS = 128                                        # adds of a position: at most 104
 
 
-def _feature_tables():
-    """Per feature input j (0..49, input 200 + j): its first product row (-1: multiplied),
-    the input its code is read from (relative), the scale by contact250 and the offset."""
+class FeatureLayout(NamedTuple):
+    """Which features have product rows in a net's extended weights, and where.
+
+    ``codes``: feature -> (codes, scale, offset, source), as :data:`FEATURE_PRODUCT_CODES`
+    (empty: every feature multiplied); per feature input j (0..49, input 200 + j):
+    ``row`` its first product row (-1: multiplied), ``src`` the input its code is read
+    from (relative), ``scale`` its scale by contact250 (2, 50) and ``offset``;
+    ``weight_rows`` the extended weights' rows."""
+    codes: dict
+    row: np.ndarray
+    src: np.ndarray
+    scale: np.ndarray
+    offset: np.ndarray
+    weight_rows: int
+
+
+def feature_layout(codes):
+    """The :class:`FeatureLayout` giving product rows to the features of ``codes``."""
     row = np.full(2 * MORE_INPUTS, -1, np.int64)
     src = np.zeros(2 * MORE_INPUTS, np.int64)
     scale = np.zeros((2, 2 * MORE_INPUTS), np.float32)
     offset = np.zeros(2 * MORE_INPUTS, np.float32)
     r = FEATURE_ROW0
     for half in range(2):
-        for f, (codes, sc, off, back) in FEATURE_CODES.items():
+        for f, (n_codes, sc, off, back) in codes.items():
             j = MORE_INPUTS * half + f
             row[j] = r
             src[j] = -back
             scale[:, j] = (5, 3) if sc is None else (sc, sc)
             offset[j] = off + 0.5
-            r += codes
-    return row, src, scale, offset
+            r += n_codes
+    return FeatureLayout(dict(codes), row, src, scale, offset, r)
 
 
-FEATURE_ROW, FEATURE_SRC, FEATURE_SCALE, FEATURE_OFFSET = _feature_tables()
+#: Both layouts: the features' product rows (:data:`FEATURE_PRODUCT_CODES`), and none.
+PRODUCTS_LAYOUT = feature_layout(FEATURE_PRODUCT_CODES)
+MULTIPLIED_LAYOUT = feature_layout({})
+#: The layout compiled here (:data:`fastbg.evaluators.cpu_variants.FEATURE_PRODUCTS`).
+LAYOUT = PRODUCTS_LAYOUT if FEATURE_PRODUCTS else MULTIPLIED_LAYOUT
+FEATURE_CODES, FEATURE_ROW, FEATURE_SRC, FEATURE_SCALE, FEATURE_OFFSET = LAYOUT[:5]
+WEIGHT_ROWS = LAYOUT.weight_rows                      # rows of a net's extended weights
 
 
 # The features' list in four 16-lane chunks (the last one overlaps the third: its first 14
@@ -90,12 +112,15 @@ _CHUNKS = ((0, 0), (16, 0), (32, 0), (34, 14))      # (first feature, first lane
 FEATURE_LANES = 16
 
 
-def _make_feature_entries(variant=None):
+def _make_feature_entries(variant=None, layout=None):
     """The intrinsic ``entries(inp, nz, contact250) -> n`` of :func:`feature_entries`: per
     16-lane chunk of the 50 features, each entry computed as the scalar loop does (the
     code's float32 multiply and add, then the conversion), the non-zero features' entries
     packed into nz by one compressing store (:func:`compress_store`, the CPU's
-    ``variant``) and counted: no loop over features, no branch."""
+    ``variant``) and counted: no loop over features, no branch. ``layout``: the
+    :class:`FeatureLayout` (default :data:`LAYOUT`)."""
+    lay = layout or LAYOUT
+
     @intrinsic
     def entries(typingctx, inp, nz, contact250):
         if not (isinstance(inp, types.Array) and inp.ndim == 1 and inp.layout == "C"
@@ -123,15 +148,15 @@ def _make_feature_entries(variant=None):
                     ptr = builder.gep(inp_arr.data, [ir.Constant(i64, start + offset)])
                     return builder.load(builder.bitcast(ptr, fv.as_pointer()), align=4)
                 x = load(0)
-                xs = builder.select(ir.Constant(bv, [int(FEATURE_SRC[j] != 0) for j in js]),
+                xs = builder.select(ir.Constant(bv, [int(lay.src[j] != 0) for j in js]),
                                     load(-1), x)
                 scale = builder.select(
-                    flag, ir.Constant(fv, [float(FEATURE_SCALE[1, j]) for j in js]),
-                    ir.Constant(fv, [float(FEATURE_SCALE[0, j]) for j in js]))
+                    flag, ir.Constant(fv, [float(lay.scale[1, j]) for j in js]),
+                    ir.Constant(fv, [float(lay.scale[0, j]) for j in js]))
                 v = builder.fadd(builder.fmul(xs, scale),
-                                 ir.Constant(fv, [float(FEATURE_OFFSET[j]) for j in js]))
+                                 ir.Constant(fv, [float(lay.offset[j]) for j in js]))
                 code = builder.fptosi(v, iv)
-                rows = [int(FEATURE_ROW[j]) for j in js]
+                rows = [int(lay.row[j]) for j in js]
                 entry = builder.select(ir.Constant(bv, [int(r >= 0) for r in rows]),
                                        builder.add(ir.Constant(iv, [max(r, 0) for r in rows]),
                                                    code),
@@ -149,17 +174,18 @@ def _make_feature_entries(variant=None):
     return entries
 
 
-def feature_entries_loop(inp, nz, contact250):
+def feature_entries_loop(inp, nz, contact250, layout=None):
     """:func:`contact_features`' list: the non-zero features of inp[200:250] in input
-    order, each as its index (multiplied) or its product row (added); returns how many.
-    The loop the vector code replaces: its reference, and the code without the JIT."""
+    order, each as its index (multiplied) or its product row (added, by ``layout``,
+    default :data:`LAYOUT`); returns how many. The loop the vector code replaces: its
+    reference, and the code without the JIT."""
+    lay = layout or LAYOUT
     u = 0
-    scale = FEATURE_SCALE[int(contact250)]
+    scale = lay.scale[int(contact250)]
     for j in range(2 * MORE_INPUTS):
         i = BASE_INPUTS + j
-        code = int(np.float32(np.float32(inp[i + FEATURE_SRC[j]] * scale[j])
-                              + FEATURE_OFFSET[j]))
-        r = FEATURE_ROW[j]
+        code = int(np.float32(np.float32(inp[i + lay.src[j]] * scale[j]) + lay.offset[j]))
+        r = lay.row[j]
         if inp[i] != 0.0:
             nz[u] = i if r < 0 else r + code
             u += 1
@@ -199,16 +225,18 @@ def _product_row(side, point, n):
     return PRODUCT_ROW0 + N_COUNTS * (25 * side + point) + n
 
 
-def extended_weights(w, race, contact250=False):
+def extended_weights(w, race, contact250=False, layout=None):
     """The extended input weights (WEIGHT_ROWS, H) float32 of a net's input weights ``w``
     (inputs, H): its own rows, then each point's (n - 3) / 2 input times its row for n =
     4..15 (rows :func:`_product_row`), then for the race net each side's crossings / 10
     times that input's row (row CROSS_ROW0 + 46 side + crossings), else each feature of
-    :data:`FEATURE_CODES` times its row for every code (rows FEATURE_ROW[j] + code; the
-    borne-off features on the contact250 scale with ``contact250``). The same float32
-    multiply as the kernels' (numpy rounds a float32 product the same way)."""
+    the ``layout``'s codes (default :data:`LAYOUT`) times its row for every code (rows
+    row[j] + code; the borne-off features on the contact250 scale with ``contact250``;
+    the layout's weight_rows rows in all). The same float32 multiply as the kernels'
+    (numpy rounds a float32 product the same way)."""
+    lay = layout or LAYOUT
     w = np.asarray(w, np.float32)
-    out = np.zeros((WEIGHT_ROWS, w.shape[1]), np.float32)
+    out = np.zeros((lay.weight_rows, w.shape[1]), np.float32)
     out[:w.shape[0]] = w
     half, points = (RACE_HALF, 23) if race else (BASE_INPUTS // 2, 25)
     for side in range(2):
@@ -221,11 +249,11 @@ def extended_weights(w, race, contact250=False):
             for c in range(MAX_CROSSINGS + 1):
                 out[CROSS_ROW0 + (MAX_CROSSINGS + 1) * side + c] = row * np.float32(c / 10.0)
     if not race:
-        for j in np.flatnonzero(FEATURE_ROW >= 0):
+        for j in np.flatnonzero(lay.row >= 0):
             f = j % MORE_INPUTS
-            for code in range(FEATURE_CODES[f][0]):
-                out[FEATURE_ROW[j] + code] = w[BASE_INPUTS + j] * feature_value(f, code,
-                                                                                 contact250)
+            for code in range(lay.codes[f][0]):
+                out[lay.row[j] + code] = w[BASE_INPUTS + j] * feature_value(f, code,
+                                                                            contact250)
     return out
 
 
