@@ -22,7 +22,9 @@ two timings of a pair, a few milliseconds apart, see the same one. Each tree's
 ``fastbg`` package is copied under another name (``fastbg_old``, ``fastbg_new``: its
 imports of itself rewritten, :func:`renamed_copy`) into ``--copies`` (kept, so that
 their numba caches are too). The copy imported second ran about 4% faster in those
-runs, so each round swaps the import order and both orders are reported.
+runs on one thread, and on two threads the copy imported first 15-25% faster, so each
+round swaps the import order; both orders' medians are reported, and new/old is their
+geometric mean (an order's bias cancels in it).
 
     python -m bench.ab --old /tmp/old --same-process --only ply --only hints
 """
@@ -258,7 +260,8 @@ def _alternating(a, trees, info):
 
 def _same_process(a, trees, info):
     """Both trees in each process, timing by timing in turn; the rows of the report: the
-    medians of the paired ratios new / old, by which copy was imported first and in all."""
+    medians of the paired ratios new / old by which copy was imported first, and their
+    geometric mean."""
     names = {"old": "fastbg_old", "new": "fastbg_new"}
     os.makedirs(a.copies, exist_ok=True)
     for key, root in trees.items():
@@ -275,7 +278,8 @@ def _same_process(a, trees, info):
             for key in names:
                 medians.setdefault(w, {}).setdefault(key, []).extend(ts[names[key]])
     harness.print_machine(info, f"A/B in one process, {a.threads} thread(s): medians of the "
-                                "paired ratios new/old")
+                                "paired ratios new/old by the copy imported first, and "
+                                "their geometric mean")
     print(f"{'workload':44s} {'old (s)':>8s} {'new (s)':>8s} {'old 1st':>8s} {'new 1st':>8s}"
           f" {'new/old':>8s}")
     rows = []
@@ -284,7 +288,9 @@ def _same_process(a, trees, info):
         n = statistics.median(medians[w]["new"])
         first = [statistics.median(by_order[k]) if k in by_order else float("nan")
                  for k in both]
-        every = statistics.median([x for v in by_order.values() for x in v])
+        # an import-order bias is a factor on one order's ratios and its inverse on the
+        # other's: their geometric mean cancels it
+        every = statistics.geometric_mean([statistics.median(v) for v in by_order.values()])
         rows.append({"workload": w, "old": o, "new": n, "ratio_old_first": first[0],
                      "ratio_new_first": first[1], "ratio": every})
         print(f"{w:44s} {o:8.4f} {n:8.4f} {first[0]:8.3f} {first[1]:8.3f} {every:8.3f}")
