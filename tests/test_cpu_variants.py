@@ -42,8 +42,12 @@ def variants():
 
 
 def point_adds_runner(variant):
-    lanes = A._make_point_adds(variant)
+    return both_sides_runner(A._make_point_adds(variant))
 
+
+def both_sides_runner(lanes):
+    """A kernel listing each board's points' add rows, both sides, by ``lanes(gb, s, adds,
+    c) -> c`` and by the loop, for :func:`check_point_adds`."""
     @njit
     def run(gbs, fast, slow, counts):
         for r in range(gbs.shape[0]):
@@ -70,21 +74,29 @@ def feature_entries_runner(variant, layout=None):
     return run
 
 
-@pytest.mark.parametrize("variant", variants())
-def test_point_adds_equal_the_loop(variant):
-    """Every variant lists the points' add rows of the loop, in order and number."""
-    rng = np.random.default_rng(31)
+def check_point_adds(run, seed):
+    """``run(gbs, fast, slow, counts)`` lists each board's points' add rows two ways (into
+    fast and slow, their counts into counts[:, 0] and [:, 1]); they must agree, in order
+    and number, for 0..15 checkers on any point (the bar too) of either side."""
+    rng = np.random.default_rng(seed)
     n = 4_000
     gbs = (rng.integers(0, 16, (n, 2, 25)) * (rng.random((n, 2, 25)) < rng.random((n, 1, 1))))
     gbs = gbs.astype(np.int64)
+    assert (gbs[:, :, 24] > 0).any()
     fast = np.full((n, A.MAX_ADDS), -1, np.int64)
     slow = np.full((n, A.MAX_ADDS), -1, np.int64)
     counts = np.zeros((n, 2), np.int64)
-    point_adds_runner(variant)(gbs, fast, slow, counts)
+    run(gbs, fast, slow, counts)
     assert (counts[:, 1] > 60).any() and (counts[:, 1] < 10).any()
     np.testing.assert_array_equal(counts[:, 0], counts[:, 1])
     for r in range(n):                       # rows past the count are scratch
         np.testing.assert_array_equal(fast[r, :counts[r, 0]], slow[r, :counts[r, 1]])
+
+
+@pytest.mark.parametrize("variant", variants())
+def test_point_adds_equal_the_loop(variant):
+    """Every variant lists the points' add rows of the loop, in order and number."""
+    check_point_adds(point_adds_runner(variant), 31)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -116,36 +128,18 @@ def test_feature_entries_equal_the_loop(variant, contact250, layout):
 
 
 @njit
-def occupied_point_adds_both_ways(gbs, fast, slow, counts):
-    for r in range(gbs.shape[0]):
-        c = np.uint64(3)                      # after some rows already listed
-        d = np.uint64(3)
-        for s in range(2):
-            occ = 0
-            for i in range(25):
-                occ |= np.int64(gbs[r, s, i] > 0) << i
-            c = A._point_adds_occupied(gbs[r], s, occ, fast[r], c)
-            d = A._point_adds(gbs[r], s, slow[r], d)
-        counts[r, 0] = c
-        counts[r, 1] = d
+def occupied_adds(gb, s, adds, c):
+    """:func:`A._point_adds_occupied` with the side's occupied points made here."""
+    occ = 0
+    for i in range(25):
+        occ |= np.int64(gb[s, i] > 0) << i
+    return A._point_adds_occupied(gb, s, occ, adds, c)
 
 
 def test_occupied_point_adds_equal_the_loop():
     """The "occupied-bits" variant of the points' add rows (a pass over the occupied
     points, the bar's bit left out) lists the loop's rows, in order and number."""
-    rng = np.random.default_rng(43)
-    n = 4_000
-    gbs = (rng.integers(0, 16, (n, 2, 25)) * (rng.random((n, 2, 25)) < rng.random((n, 1, 1))))
-    gbs = gbs.astype(np.int64)
-    fast = np.full((n, A.MAX_ADDS), -1, np.int64)
-    slow = np.full((n, A.MAX_ADDS), -1, np.int64)
-    counts = np.zeros((n, 2), np.int64)
-    occupied_point_adds_both_ways(gbs, fast, slow, counts)
-    assert (counts[:, 1] > 60).any() and (counts[:, 1] < 10).any()
-    assert (gbs[:, :, 24] > 0).any()
-    np.testing.assert_array_equal(counts[:, 0], counts[:, 1])
-    for r in range(n):
-        np.testing.assert_array_equal(fast[r, :counts[r, 0]], slow[r, :counts[r, 1]])
+    check_point_adds(both_sides_runner(occupied_adds), 43)
 
 
 def test_unknown_variant_is_refused():
@@ -307,17 +301,8 @@ def test_pip_loss_rolls_equal_the_loops_with_the_other_top_bit(variant, bar1):
             h, b, o, ob, m = masks[r]
             fast[r] = lanes(h, b, o, ob, m)
             slow[r] = loop(h, b, o, ob, m)
-    rng = np.random.default_rng(59 + bar1)
-    n = 20_000
-    density = rng.random((n, 1))
-    bits = lambda w: (rng.random((n, w)) < density) @ (1 << np.arange(w))   # noqa: E731
-    masks = np.stack([bits(25), bits(24), bits(24), bits(24), bits(24)], axis=1)
-    masks = masks.astype(np.int64)
-    fast = np.zeros((n, 3), np.int64)
-    slow = np.zeros((n, 3), np.int64)
-    both(masks, fast, slow)
-    assert (slow[:, 0] > 0).mean() > 0.5
-    np.testing.assert_array_equal(fast, slow)
+    from test_gnubginputs import check_rolls
+    check_rolls(both, 59 + bar1)
 
 
 def test_both_feature_layouts_give_the_same_hidden_sums():

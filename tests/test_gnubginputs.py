@@ -324,12 +324,11 @@ def rolls_both_ways(masks, fast, slow, bar1):
             slow[r] = P._rolls_no_bar(h, b, o, ob, m)
 
 
-@pytest.mark.parametrize("bar1", [False, True])
-def test_rolls_lanes_equal_the_loops(bar1):
-    """The pip loss's rolls as 32-bit vector lanes give the loops' integers for any masks
-    of the board's widths (hitters 25 bits with the bar, the others 24), dense or sparse,
-    with nobody or one checker of ours on the bar."""
-    rng = np.random.default_rng(17 + bar1)
+def check_rolls(both, seed):
+    """``both(masks, fast, slow)`` fills fast and slow (n, 3) from rows of masks (hitters,
+    blots, open, oblots, made) two ways; they must agree on masks of the board's widths
+    (hitters 25 bits with the bar, the others 24), dense or sparse."""
+    rng = np.random.default_rng(seed)
     n = 20_000
     density = rng.random((n, 1))
     bits = lambda w: (rng.random((n, w)) < density) @ (1 << np.arange(w))   # noqa: E731
@@ -337,9 +336,17 @@ def test_rolls_lanes_equal_the_loops(bar1):
     masks = masks.astype(np.int64)
     fast = np.zeros((n, 3), np.int64)
     slow = np.zeros((n, 3), np.int64)
-    rolls_both_ways(masks, fast, slow, bar1)
+    both(masks, fast, slow)
     assert (slow[:, 0] > 0).mean() > 0.5            # most masks have something to hit
     np.testing.assert_array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("bar1", [False, True])
+def test_rolls_lanes_equal_the_loops(bar1):
+    """The pip loss's rolls as 32-bit vector lanes give the loops' integers for any masks
+    of the board's widths, dense or sparse, with nobody or one checker of ours on the
+    bar."""
+    check_rolls(lambda masks, fast, slow: rolls_both_ways(masks, fast, slow, bar1), 17 + bar1)
 
 
 LAYOUTS = {"products": A.PRODUCTS_LAYOUT, "multiplied": A.MULTIPLIED_LAYOUT}

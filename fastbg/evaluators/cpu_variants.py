@@ -40,14 +40,13 @@ side's bitmask, about eight points) 0.50 of the lanes' time (``"occupied-bits"``
 **The features' product rows.** Most hand-made features take few values, and a net's
 extended weights can hold each value's product row, added without a multiply
 (:mod:`fastbg.evaluators.add_row_kernels`): 978 more rows of 512 bytes, 1.1 MB a net in
-all against 585 KB. With AVX-512 they pay (the multiplies of a 512-bit unit are the cost there); on
-AMD Zen 3 (AVX2, 512 KB of second-level cache) multiplying those features was faster:
-evaluate_rows on 69,640 contact results took 0.949-0.965 of the time, both layouts
-compiled in one process and timed in turn (the multiplies run beside the adds, and the
-rows a contact position reads are then mostly the 250 input rows, 128 KB, which stay in
-the second-level cache).
-:data:`FEATURE_PRODUCTS` chooses; both layouts give the same bits
-(tests/test_cpu_variants.py).
+all against 585 KB. With AVX-512 they pay (the multiplies of a 512-bit unit are the cost
+there); on AMD Zen 3 (AVX2, 512 KB of second-level cache) multiplying those features was
+faster: evaluate_rows on 69,640 contact results took 0.934-0.957 of the time, both
+layouts compiled in one process and timed in turn (the multiplies run beside the adds,
+and the rows a contact position reads are then mostly the 250 input rows, 128 KB, which
+stay in the second-level cache). :data:`FEATURE_PRODUCTS` chooses; both layouts give the
+same bits (tests/test_cpu_variants.py).
 
 **Highest set bit of vector lanes.** The pip loss (:mod:`fastbg.evaluators.pip_loss_kernels`)
 finds each roll's highest hitter as the top bit of 32-bit lanes. LLVM's ``llvm.ctlz`` of a

@@ -386,9 +386,9 @@ def _zeros_aligned(shape, dtype):
     Arrays of a megabyte or more (the input weights with their product rows,
     :func:`fastbg.evaluators.add_row_kernels.extended_weights`, 3.2 MB, 1.8 MB without
     AVX-512) start on a 2 MB boundary of their own mapping, advised as a transparent huge
-    page where the system allows it: the hidden layer reads ~50 rows of 512 bytes a position from anywhere in
-    them, and on 4 KB pages that is a TLB miss for most (contact positions 0.538 -> 0.517
-    us, medians of 5 processes in turn, one thread)."""
+    page where the system allows it: the hidden layer reads ~50 rows of 512 bytes a
+    position from anywhere in them, and on 4 KB pages that is a TLB miss for most
+    (contact positions 0.538 -> 0.517 us, medians of 5 processes in turn, one thread)."""
     dtype = np.dtype(dtype)
     n = int(np.prod(shape))
     size = n * dtype.itemsize
