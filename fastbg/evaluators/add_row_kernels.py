@@ -102,7 +102,8 @@ PRODUCTS_LAYOUT = feature_layout(FEATURE_PRODUCT_CODES)
 MULTIPLIED_LAYOUT = feature_layout({})
 #: The layout compiled here (:data:`fastbg.evaluators.cpu_variants.FEATURE_PRODUCTS`).
 LAYOUT = PRODUCTS_LAYOUT if FEATURE_PRODUCTS else MULTIPLIED_LAYOUT
-FEATURE_CODES, FEATURE_ROW, FEATURE_SRC, FEATURE_SCALE, FEATURE_OFFSET = LAYOUT[:5]
+FEATURE_CODES, FEATURE_ROW, FEATURE_SRC = LAYOUT.codes, LAYOUT.row, LAYOUT.src
+FEATURE_SCALE, FEATURE_OFFSET = LAYOUT.scale, LAYOUT.offset
 WEIGHT_ROWS = LAYOUT.weight_rows                      # rows of a net's extended weights
 
 
