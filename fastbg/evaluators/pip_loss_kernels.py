@@ -160,7 +160,7 @@ def _make_rolls_lanes(bar1=False, top_variant=None):
         sig = types.UniTuple(types.int64, 3)(hitters, blots, opn, oblots, made)
 
         def codegen(context, builder, signature, args):
-            i1, i32, i64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+            i32, i64 = ir.IntType(32), ir.IntType(64)
             vals = [builder.trunc(context.cast(builder, a, t, types.int64), i32)
                     for a, t in zip(args, signature.args)]
 
