@@ -4,9 +4,12 @@ same job run in this process.
 A real cluster of three Ray nodes on this machine (a head and two workers, one CPU each,
 started with ``ray start`` as docs/cluster.md says, token authentication on, with a
 private token) serves the module; it is stopped at the end, and the module checks that
-none of its processes is left and that the user's ~/.ray/auth_token was not touched. The sizes are small and the bots cheap
-(pubeval, random, greedy): what is checked is that chunks computed elsewhere merge into
-the same results, journals and errors, not the bots themselves.
+none of its processes is left and that the user's ~/.ray/auth_token was not touched. The
+sizes are small and the bots cheap (pubeval, random, greedy): what is checked is that
+chunks computed elsewhere merge into the same results, journals and errors, not the bots
+themselves. The failure scenarios (a killed worker, a killed node, a driver interrupted
+or killed, a lost head) are marked ``cluster``: they run apart from the suite, in
+``python3 -m pytest -m cluster`` (.ci/run runs it after the suite).
 """
 import importlib.util
 import json
@@ -417,6 +420,7 @@ def test_a_chunk_failing_on_its_own_stops_the_job_naming_the_game(cluster, tmp_p
     assert len((tmp_path / "r.jsonl").read_text().splitlines()) > 1
 
 
+@pytest.mark.cluster
 def test_a_killed_worker_has_its_task_retried(cluster):
     """SIGKILL to a worker of this instance while it plays a chunk: Ray runs the chunk
     again elsewhere and the games are those of a run here."""
@@ -450,6 +454,7 @@ def test_a_killed_worker_has_its_task_retried(cluster):
     assert done_by[(lo, hi)] != pid          # the chunk was played again by another worker
 
 
+@pytest.mark.cluster
 def test_ctrl_c_on_a_ray_job_then_resume(cluster, tmp_path):
     """A real SIGINT to a real ``fastbg rollout --ray ADDRESS`` process (a driver of its
     own on this module's instance): it stops, keeps the chunks merged so far, says how to
@@ -505,6 +510,7 @@ def _driver_saving_chunks(args, cwd, chunks=2):
     return proc, path
 
 
+@pytest.mark.cluster
 def test_a_killed_driver_then_resume(cluster, tmp_path):
     """SIGKILL to a ``fastbg rollout --ray`` driver mid-job (no Ctrl-C, no clean-up): the
     results file holds whole chunks in order, none twice (at most a last line cut short);
@@ -528,6 +534,7 @@ def test_a_killed_driver_then_resume(cluster, tmp_path):
     assert path.read_bytes() == (tmp_path / "l.jsonl").read_bytes()
 
 
+@pytest.mark.cluster
 def test_a_whole_worker_node_killed_mid_job(nodes, cluster, tmp_path):
     """SIGKILL to every process of a worker node (its raylet, its workers, its ``ray
     start``) while a job's tasks run there: Ray runs its chunks again on the nodes left,
