@@ -318,12 +318,15 @@ def scores(cands, k, net, bo, scr, out):
     fast = True
     for j in range(N_NETS):
         fast &= net.n_in[j] == 0 or net.n_hid[j] == _simd.FAST_HIDDEN
+    # lo as np.int64, not the literal 0: the kernels' int64 overload, the one Python's
+    # calls compile (a literal argument is an overload, a whole compile, of its own)
+    lo = np.int64(0)
     for b0 in range(0, k, ROWS_PER_CALL):
         b1 = min(k, b0 + ROWS_PER_CALL)
         if fast:
-            evaluate_rows(cands[b0:b1], 0, b1 - b0, np.bool_(True), net, bo, scr, res, cls)
+            evaluate_rows(cands[b0:b1], lo, b1 - b0, np.bool_(True), net, bo, scr, res, cls)
         else:
-            evaluate_rows_plain(cands[b0:b1], 0, b1 - b0, np.bool_(True), net, bo, scr, res,
+            evaluate_rows_plain(cands[b0:b1], lo, b1 - b0, np.bool_(True), net, bo, scr, res,
                                 cls)
         for i in range(b0, b1):
             out[i] = _mover_equity(res[i - b0])

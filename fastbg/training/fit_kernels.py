@@ -61,7 +61,7 @@ def selfplay_positions(seed, game0, n_games, per_game, start_board, net, bo, out
                              gen)
             i = 0
             if k > 1:
-                evaluate_rows_plain(cands, 0, k, np.bool_(True), net, bo, scr, res, cls)
+                evaluate_rows_plain(cands, np.int64(0), k, np.bool_(True), net, bo, scr, res, cls)
                 i = _best(res, k)
             for j in range(BOARD_SIZE):
                 board[j] = cands[i, j]

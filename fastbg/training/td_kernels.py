@@ -149,7 +149,7 @@ def td_games(seed, game0, n_games, alpha, start_board, net, bo, stats):
             gen += 1
             k = _mg.generate(board, d1, d2, cands, np.int64(0), work, stack, hashes, slots,
                              gen)
-            evaluate_rows_plain(cands, 0, k, np.bool_(True), net, bo, scr, res, cls)
+            evaluate_rows_plain(cands, np.int64(0), k, np.bool_(True), net, bo, scr, res, cls)
             i = _best(res, k) if k > 1 else 0
             over = mover_checkers(cands[i]) == 0
             if over:
