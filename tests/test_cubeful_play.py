@@ -552,3 +552,85 @@ def test_bad_play_matches_input():
         fastbg.play_matches(3, 5, cube=("race", "sometimes"))
     with pytest.raises(ValueError):
         fastbg.play_matches(3, 0)
+
+
+def test_janowski_plugins_share_one_game_kernel():
+    """Janowski plug-ins reach the game kernels as C callbacks of one type
+    (fastbg.sim.plugin_pointers): a new plug-in compiles no game kernel, and each plays
+    with its own probabilities."""
+    from fastbg.sim import game_kernels as _kplay
+
+    @numba.njit
+    def doubtful(board, out):
+        out[0] = 0.5
+        for k in range(1, 5):
+            out[k] = 0.0
+
+    kw = dict(seed=61, rules=MoneyRules(jacoby=False))
+    eager = fastbg.play(300, ("pubeval", "pubeval"), cube=(EAGER, EAGER), **kw)
+    kernels = len(_kplay.play_games.signatures)
+    never = fastbg.play(300, ("pubeval", "pubeval"),
+                        cube=(JanowskiCube(doubtful), JanowskiCube(doubtful)), **kw)
+    assert len(_kplay.play_games.signatures) == kernels
+    assert eager.cube.max() > 1 and never.cube.max() == 1    # at 50% no one doubles
+    again = fastbg.play(300, ("pubeval", "pubeval"), cube=(EAGER, EAGER), **kw)
+    assert np.array_equal(again.cube, eager.cube) and np.array_equal(again.points, eager.points)
+
+
+def test_probs_pointer_pickles_as_its_function():
+    """A Janowski plug-in's C callback pickles as its Python function and signature (for
+    Ray): the copy gives the original's probabilities."""
+    import pickle
+    from fastbg.sim.plugin_pointers import probs_pointer
+
+    @numba.njit
+    def apply(f, board, out):
+        f(board, out)
+
+    ptr = probs_pointer(optimist_probs)
+    assert probs_pointer(optimist_probs) is ptr            # made once per process
+    copy = pickle.loads(pickle.dumps(ptr))
+    board = np.array(fastbg.START)
+    out, out2, want = np.zeros(5), np.zeros(5), np.zeros(5)
+    apply(ptr, board, out)
+    apply(copy, board, out2)
+    optimist_probs(board, want)
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(out2, want)
+
+
+def test_a_janowski_plugins_game_kernel_comes_from_the_disk_cache(tmp_path):
+    """In a new process the game kernel of a Janowski plug-in is loaded from the disk
+    cache: no game or cube kernel compiles (numba's compile events), whichever plug-in."""
+    import subprocess
+    import sys
+    script = tmp_path / "janowski_run.py"
+    script.write_text(
+        "import sys, numba, fastbg\n"
+        "from numba.core import event\n"
+        "compiled = []\n"
+        "class L(event.Listener):\n"
+        "    def on_start(self, ev):\n"
+        "        f = getattr(ev.data.get('dispatcher'), 'py_func', None)\n"
+        "        compiled.append(getattr(f, '__qualname__', ''))\n"
+        "    def on_end(self, ev):\n"
+        "        pass\n"
+        "event.register('numba:compile', L())\n"
+        "WIN = float(sys.argv[1])\n"
+        "@numba.njit\n"
+        "def probs(board, out):\n"
+        "    out[0] = WIN\n"
+        "    for k in range(1, 5):\n"
+        "        out[k] = 0.0\n"
+        "cube = fastbg.JanowskiCube(probs)\n"
+        "fastbg.play(50, ('pubeval', 'pubeval'), seed=1, rules=fastbg.MoneyRules(),\n"
+        "            cube=(cube, cube))\n"
+        "print(sorted(set(c for c in compiled if c.startswith(('play', 'cube', '_cube')))))\n")
+
+    def run(win):
+        out = subprocess.run([sys.executable, str(script), win], capture_output=True,
+                             text=True, cwd=tmp_path, timeout=600)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip().splitlines()[-1]
+    run("0.7")                                  # compiles or loads: either is fine
+    assert run("0.8") == "[]"

@@ -32,7 +32,7 @@ from fastbg.sim import game_kernels as _play
 from fastbg.sim.games import (BotError, ChunkRows, TASKS_PER_THREAD, evaluate_pending,
                               lockstep_games, lockstep_round,
                               game_arrays, raise_for_errors)
-from fastbg.sim.setup import OPENINGS, job_setup, ready_cube_plugins
+from fastbg.sim.setup import OPENINGS, job_setup
 from fastbg.jobs.rollouts import mover_values, roll_index
 from fastbg.parallel import threads as _threads
 
@@ -73,7 +73,6 @@ def duel_chunk(st, game0, n, luck=None):
     seconds = np.zeros(2)
     total_luck = np.zeros(n) if luck is not None else None
     if n:
-        ready_cube_plugins(st.cubes)
         with _threads(st.n_threads):
             _duel_rounds(st, np.int64(game0), rows, luck, total_luck, decisions, seconds)
         raise_for_errors(rows.outcome, game0, st.names)

@@ -36,7 +36,7 @@ from fastbg.sim import game_kernels as _play
 from fastbg.sim import record_kernels as _rk
 from fastbg.sim import records as _records
 from fastbg.sim.results import GameResults
-from fastbg.sim.setup import MAX_PLIES, job_setup, ready_cube_plugins
+from fastbg.sim.setup import MAX_PLIES, job_setup
 from fastbg.validation import check_flag, check_int
 
 MAX_CHUNK = 1 << 15         # games per chunk at most: bounds the memory of a chunk's state
@@ -146,7 +146,6 @@ def _play_rows(st, game0, n, keep_final, record, cap):
     rows = ChunkRows(n, keep_final, record, cap)
     if n == 0:
         return rows
-    ready_cube_plugins(st.cubes)
     with _threads(st.n_threads), warnings.catch_warnings():
         # Plug-ins make the kernel uncacheable; numba says so on each compile.
         warnings.filterwarnings("ignore", message="Cannot cache compiled function")

@@ -22,7 +22,7 @@ from fastbg.sim import records as _records
 from fastbg.sim.games import TASKS_PER_THREAD, raise_for_errors, run_per_game_job
 from fastbg.sim.lockstep_matches import play_lockstep_matches
 from fastbg.sim.results import MatchResults
-from fastbg.sim.setup import job_setup, ready_cube_plugins
+from fastbg.sim.setup import job_setup
 from fastbg.validation import check_flag, check_int
 
 MAX_CHUNK = 1 << 12      # matches per chunk at most
@@ -70,7 +70,6 @@ def _match_rows(st, length, match0, n, record, cap):
     rec = _records.buffers(n, cap, 2 * length - 1) if record else None
     if n == 0:
         return r, rec
-    ready_cube_plugins(st.cubes)
     with _threads(st.n_threads), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Cannot cache compiled function")
         if st.lockstep:

@@ -13,6 +13,13 @@ fraction of a second, once per process.
 The pointer is made once per scorer and process (:func:`scorer_pointer`). It pickles as
 the njit function it was made from and its signature (for Ray: a cluster worker compiles
 its own), which ``copyreg`` registers for numba's C callback type on import.
+
+A Janowski cube strategy's probability plug-in (:class:`fastbg.JanowskiCube`, a user's
+``probs(board, out)`` or a net's :meth:`~fastbg.GnubgNet.probs_kernel`) travels the same
+way (:func:`probs_pointer`, :data:`PROBS_SIG`): as a dispatcher its type was the
+dispatcher object itself, so each plug-in, and each process, compiled the game, cube and
+lock-step kernels again (a fresh run of the suite compiled ``play_one`` 16 times, 42 s
+of one core, measured on the 2-core AMD EPYC, Zen 3).
 """
 import copyreg
 import threading
@@ -22,28 +29,40 @@ from numba.core.ccallback import CFunc
 
 # score(before int8[26], candidates int8[k, 26], out float64[k]): as the kernels call it
 SCORER_SIG = types.void(types.int8[::1], types.int8[:, ::1], types.float64[::1])
+# probs(board int8[26], out float64[5]): a Janowski strategy's cubeless probabilities
+PROBS_SIG = types.void(types.int8[::1], types.float64[::1])
 
-_POINTERS = {}              # the scorer's njit dispatcher -> its C callback
+_POINTERS = {}              # (the plug-in's njit dispatcher, signature) -> its C callback
 _LOCK = threading.Lock()
 
 
 def scorer_pointer(score):
     """The C callback of the ``@njit`` scorer ``score`` (compiled on the first call for
     it in this process, then reused)."""
+    return _pointer(score, SCORER_SIG)
+
+
+def probs_pointer(probs):
+    """The C callback of the ``@njit`` probability plug-in ``probs(board, out)`` (compiled
+    on the first call for it in this process, then reused)."""
+    return _pointer(probs, PROBS_SIG)
+
+
+def _pointer(fn, sig):
     with _LOCK:
-        ptr = _POINTERS.get(score)
+        ptr = _POINTERS.get((fn, sig))
         if ptr is None:
-            ptr = _POINTERS[score] = _compile(score, SCORER_SIG)
+            ptr = _POINTERS[fn, sig] = _compile(fn, sig)
     return ptr
 
 
-def _compile(score, sig):
-    """``numba.cfunc(sig)`` of the njit function ``score``'s Python function, remembering
-    ``score`` for pickling. Not cached on disk: numba's cache key does not see the
-    globals a function reads (a scorer's weights loaded at import), so a cached callback
-    could score with last run's values."""
-    ptr = cfunc(sig)(score.py_func)
-    ptr.fastbg_source = score
+def _compile(fn, sig):
+    """``numba.cfunc(sig)`` of the njit function ``fn``'s Python function, remembering
+    ``fn`` for pickling. Not cached on disk: numba's cache key does not see the globals a
+    function reads (a scorer's weights loaded at import, a net's arrays closed over), so a
+    cached callback could score with last run's values."""
+    ptr = cfunc(sig)(fn.py_func)
+    ptr.fastbg_source = fn
     return ptr
 
 

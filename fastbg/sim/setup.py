@@ -21,7 +21,7 @@ from fastbg.position.board import validate
 from fastbg.sim import bots as _bots
 from fastbg.sim import engines as _engines
 from fastbg.sim import game_kernels as _play
-from fastbg.sim.plugin_pointers import scorer_pointer
+from fastbg.sim.plugin_pointers import probs_pointer, scorer_pointer
 from fastbg.validation import check_choice, check_int
 
 MAX_PLIES = 10_000          # a game this long is reported as an error, not played on
@@ -241,7 +241,7 @@ def _cube_plugs(cubes, lockstep, gnet, gbo):
             gnet, gbo = c.net.arrays, c.net.bearoff
             plugs.append(_play.NET_CUBE)
         else:
-            plugs.append(c.net.probs_kernel())
+            plugs.append(probs_pointer(c.net.probs_kernel()))
     if gnet is not None:
         # the strategies that take no probabilities ("never", "race") get the net's marker
         # too: all in-kernel runs with the networks then have one type of cube settings,
@@ -252,9 +252,13 @@ def _cube_plugs(cubes, lockstep, gnet, gbo):
 
 def _kernel_plug(probs):
     """A Janowski strategy's probabilities as the game kernels take them: the built-in race
-    formula as its marker (a kernel type numba caches on disk), any other plug-in as it is."""
+    formula as its marker, any other plug-in as its C callback (:func:`probs_pointer`):
+    kernel types numba caches on disk, the same for every plug-in. None (a strategy
+    that takes no probabilities) stays None."""
     from fastbg.evaluators import race_kernels
-    return race_kernels.RACE_PROBS if probs is race_kernels.race_probabilities else probs
+    if probs is race_kernels.race_probabilities:
+        return race_kernels.RACE_PROBS
+    return None if probs is None else probs_pointer(probs)
 
 
 def _cube_batch(cubes, plugs):
@@ -285,19 +289,6 @@ def _plugin_rows(probs):
             probs(boards[i], out[i])
         return out
     return rows
-
-
-def ready_cube_plugins(cubes):
-    """Compile the Janowski strategies' probability plug-ins on their own (once, on the
-    start position) before a game kernel calls them; the kernel then reuses that overload.
-
-    Compiled from inside a kernel, a plug-in would inherit the kernel's no-refcount option
-    (``jit.HOT``), and one that allocates, like the gnubg networks' ``probs`` kernel (its
-    scratch), would fail to compile. Locally something has usually compiled its callees
-    already; in a cluster worker, where the plug-in arrives pickled, nothing has."""
-    for probs in (cubes.plugin0, cubes.plugin1):
-        if hasattr(probs, "overloads") and not probs.overloads:
-            probs(np.array(START), np.zeros(5))
 
 
 def _batch_scorers(resolved, nets):
