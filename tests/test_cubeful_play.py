@@ -601,36 +601,29 @@ def test_probs_pointer_pickles_as_its_function():
 
 def test_a_janowski_plugins_game_kernel_comes_from_the_disk_cache(tmp_path):
     """In a new process the game kernel of a Janowski plug-in is loaded from the disk
-    cache: no game or cube kernel compiles (numba's compile events), whichever plug-in."""
-    import subprocess
-    import sys
-    script = tmp_path / "janowski_run.py"
-    script.write_text(
-        "import sys, numba, fastbg\n"
-        "from numba.core import event\n"
-        "compiled = []\n"
-        "class L(event.Listener):\n"
-        "    def on_start(self, ev):\n"
-        "        f = getattr(ev.data.get('dispatcher'), 'py_func', None)\n"
-        "        compiled.append(getattr(f, '__qualname__', ''))\n"
-        "    def on_end(self, ev):\n"
-        "        pass\n"
-        "event.register('numba:compile', L())\n"
-        "WIN = float(sys.argv[1])\n"
-        "@numba.njit\n"
-        "def probs(board, out):\n"
-        "    out[0] = WIN\n"
-        "    for k in range(1, 5):\n"
-        "        out[k] = 0.0\n"
-        "cube = fastbg.JanowskiCube(probs)\n"
-        "fastbg.play(50, ('pubeval', 'pubeval'), seed=1, rules=fastbg.MoneyRules(),\n"
-        "            cube=(cube, cube))\n"
-        "print(sorted(set(c for c in compiled if c.startswith(('play', 'cube', '_cube')))))\n")
+    cache: no game or cube kernel compiles (numba's compile events), whichever plug-in.
+    (Its games here first compile it, if need be, and save it to the cache.)"""
+    from compile_events import compiled_in_new_process
 
-    def run(win):
-        out = subprocess.run([sys.executable, str(script), win], capture_output=True,
-                             text=True, cwd=tmp_path, timeout=600)
-        assert out.returncode == 0, out.stderr
-        return out.stdout.strip().splitlines()[-1]
-    run("0.7")                                  # compiles or loads: either is fine
-    assert run("0.8") == "[]"
+    @numba.njit
+    def doubtful(board, out):
+        out[0] = 0.5
+        for k in range(1, 5):
+            out[k] = 0.0
+
+    cube = JanowskiCube(doubtful)
+    fastbg.play(50, ("pubeval", "pubeval"), seed=1, rules=MoneyRules(), cube=(cube, cube))
+    body = """
+        import sys, fastbg
+        WIN = float(sys.argv[1])
+        @numba.njit
+        def probs(board, out):
+            out[0] = WIN
+            for k in range(1, 5):
+                out[k] = 0.0
+        cube = fastbg.JanowskiCube(probs)
+        fastbg.play(50, ('pubeval', 'pubeval'), seed=1, rules=fastbg.MoneyRules(),
+                    cube=(cube, cube))
+        """
+    assert compiled_in_new_process(tmp_path, body, 0.8,
+                                   prefixes=("play", "cube", "_cube")) == []

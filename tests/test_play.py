@@ -465,35 +465,18 @@ def test_scorer_pointer_pickles_as_its_function():
 def test_a_scorers_game_kernel_comes_from_the_disk_cache(tmp_path):
     """In a new process a ScorerBot's game kernel is loaded from the disk cache: no
     game kernel compiles (numba's compile events), whichever scorer it is."""
-    import subprocess
-    import sys
-    script = tmp_path / "scorer_run.py"
-    script.write_text(
-        "import sys, numba, fastbg\n"
-        "from numba.core import event\n"
-        "compiled = []\n"
-        "class L(event.Listener):\n"
-        "    def on_start(self, ev):\n"
-        "        f = getattr(ev.data.get('dispatcher'), 'py_func', None)\n"
-        "        compiled.append(getattr(f, '__qualname__', ''))\n"
-        "    def on_end(self, ev):\n"
-        "        pass\n"
-        "event.register('numba:compile', L())\n"
-        "SIGN = int(sys.argv[1])\n"
-        "@numba.njit\n"
-        "def scorer(before, cands, out):\n"
-        "    for i in range(cands.shape[0]):\n"
-        "        out[i] = SIGN * cands[i, 6]\n"
-        "fastbg.play(50, (fastbg.ScorerBot(scorer), 'random'), seed=1)\n"
-        "print(sorted(set(c for c in compiled if c.startswith('play'))))\n")
-
-    def run(sign):
-        out = subprocess.run([sys.executable, str(script), sign], capture_output=True,
-                             text=True, cwd=tmp_path, timeout=600)
-        assert out.returncode == 0, out.stderr
-        return out.stdout.strip().splitlines()[-1]
-    run("1")                                    # compiles or loads: either is fine
-    assert run("-1") == "[]"
+    from compile_events import compiled_in_new_process
+    body = """
+        import sys, fastbg
+        SIGN = int(sys.argv[1])
+        @numba.njit
+        def scorer(before, cands, out):
+            for i in range(cands.shape[0]):
+                out[i] = SIGN * cands[i, 6]
+        fastbg.play(50, (fastbg.ScorerBot(scorer), 'random'), seed=1)
+        """
+    compiled_in_new_process(tmp_path, body, 1)    # compiles or loads: either is fine
+    assert compiled_in_new_process(tmp_path, body, -1) == []
 
 
 def test_evaluator_nan_names_the_game():

@@ -113,6 +113,29 @@ def test_plugin_gets_nply():
         np.testing.assert_allclose(got[i], want, rtol=0, atol=1e-12)
 
 
+def test_a_plugins_search_comes_from_the_disk_cache(tmp_path):
+    """Plug-ins reach the search as C callbacks of one type: after a search here (which
+    compiles the search kernels, if need be, and saves them), a new process searching
+    with another plug-in compiles none of them."""
+    from compile_events import compiled_in_new_process
+    boards = race_positions(2, seed=27)
+    nply_probabilities(race_probabilities, boards, 1)
+    body = """
+        import numpy as np
+        from fastbg.evaluators.race_kernels import race_probabilities
+        from fastbg.evaluators.search import nply_probabilities
+        @numba.njit
+        def halved(board, out):
+            race_probabilities(board, out)
+            for k in range(1, 5):
+                out[k] *= 0.5
+        print(nply_probabilities(halved, np.load('boards.npy'), 1))
+        """
+    np.save(tmp_path / "boards.npy", boards)
+    assert compiled_in_new_process(tmp_path, body, prefixes=(
+        "probabilities_batch", "search_tree", "expand", "root_probs")) == []
+
+
 def test_shapes_threads_and_equity(net):
     boards = selfplay_positions(12, seed=26)
     p = net.probabilities(boards, ply=1)
