@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from fastbg.constants import BOARD_SIZE, ROLLS
+from fastbg.constants import ROLLS
 from fastbg.cube.formulas import equity_of
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
 from fastbg.sim import bots as _bots
@@ -88,7 +88,7 @@ def _duel_rounds(st, game0, rows, luck, total_luck, decisions, seconds):
     cfg = st.cubes.cfg
     g = lockstep_games(st, game0, rows)
     boards, side, ply = g.boards, g.side, g.ply
-    value, owner, turned, alive = g.value, g.owner, g.turned, g.alive
+    value, turned, alive = g.value, g.turned, g.alive
     opening = None if luck is None else _opening_expectation(st, game0, luck)
     while True:
         live, dice = lockstep_round(st, game0, g, rows)
