@@ -556,7 +556,7 @@ def test_bad_play_matches_input():
 
 def test_janowski_plugins_share_one_game_kernel():
     """Janowski plug-ins reach the game kernels as C callbacks of one type
-    (fastbg.sim.plugin_pointers): a new plug-in compiles no game kernel, and each plays
+    (fastbg.plugin_pointers): a new plug-in compiles no game kernel, and each plays
     with its own probabilities."""
     from fastbg.sim import game_kernels as _kplay
 
@@ -581,7 +581,7 @@ def test_probs_pointer_pickles_as_its_function():
     """A Janowski plug-in's C callback pickles as its Python function and signature (for
     Ray): the copy gives the original's probabilities."""
     import pickle
-    from fastbg.sim.plugin_pointers import probs_pointer
+    from fastbg.plugin_pointers import probs_pointer
 
     @numba.njit
     def apply(f, board, out):

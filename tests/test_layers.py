@@ -11,7 +11,7 @@ import fastbg
 
 PACKAGE = pathlib.Path(fastbg.__file__).parent
 BASE = {"constants", "jit", "dice", "parallel", "validation", "progress", "journal",
-        "distributed", "user_cache", "extras", "html_tables"}
+        "distributed", "user_cache", "extras", "html_tables", "plugin_pointers"}
 LAYERS = {name: 0 for name in BASE}
 # The public API (fastbg/__init__.py) gathers the areas; the command line is built on it.
 LAYERS.update({"position": 1, "cube": 2, "evaluators": 3, "analysis": 4, "sim": 5, "files": 6,

@@ -442,7 +442,7 @@ def test_scorer_pointer_pickles_as_its_function():
     """A scorer's C callback pickles as its Python function and signature (for Ray): the
     copy scores as the original."""
     import pickle
-    from fastbg.sim.plugin_pointers import scorer_pointer
+    from fastbg.plugin_pointers import scorer_pointer
 
     @numba.njit
     def apply(f, before, cands, out):

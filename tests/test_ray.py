@@ -253,7 +253,7 @@ def test_play_cubeless_and_money(cluster):
 
 def test_a_scorer_bot_plays_on_the_cluster(cluster):
     """A ScorerBot travels to the workers (its njit function pickled; each worker makes
-    its own C callback, fastbg.sim.plugin_pointers) and plays the games played here."""
+    its own C callback, fastbg.plugin_pointers) and plays the games played here."""
     import numba
 
     @numba.njit

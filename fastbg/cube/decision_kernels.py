@@ -236,7 +236,7 @@ def probs_call(plug, board, p):
 @overload(probs_call)
 def _probs_call_function(plug, board, p):
     if isinstance(plug, (types.Dispatcher, types.FunctionType)):
-        # a numba function, or the C callback of one (fastbg.sim.plugin_pointers)
+        # a numba function, or the C callback of one (fastbg.plugin_pointers)
         def call(plug, board, p):
             plug(board, p)
         return call

@@ -30,7 +30,7 @@ class JanowskiCube:
     probabilities of the player on roll of ``board`` (int8[26]) into ``out`` (float64[5]),
     both contiguous, called by the game kernels through a C callback as a
     :class:`~fastbg.sim.bots.ScorerBot`'s scorer is (the plug-in is compiled once per
-    process, the kernels once for every plug-in: :mod:`fastbg.sim.plugin_pointers`); or a
+    process, the kernels once for every plug-in: :mod:`fastbg.plugin_pointers`); or a
     :class:`fastbg.GnubgNet`, which the game kernels evaluate with their own, disk-cached
     network kernels (``GnubgNet.cube()``). ``x`` is the cube efficiency (0 dead cube .. 1
     fully live; gnubg uses about 0.68 in contact).

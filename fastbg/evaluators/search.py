@@ -7,7 +7,7 @@ any numba ``probs(board, out)`` plug-in, which then gets n-ply for free.
 
 For example, the race formula's plug-in at 1-ply (tests/test_search.py checks this path
 against a plain recursion; a plug-in reaches the search as a C callback,
-:mod:`fastbg.sim.plugin_pointers`, so the search compiles once for every plug-in and is
+:mod:`fastbg.plugin_pointers`, so the search compiles once for every plug-in and is
 cached on disk)::
 
     from fastbg.evaluators.race_kernels import race_probabilities
@@ -20,6 +20,7 @@ from fastbg.evaluators import search_kernels as _k
 from fastbg.evaluators.net_kernels import C_BEAROFF2
 from fastbg.parallel import (resolve_threads, run_spans, set_thread_scratch, thread_array,
                              thread_scratch, threads as _threads)
+from fastbg.plugin_pointers import probs_pointer
 from fastbg.position.board import validate
 from fastbg.position.moves import legal_moves_rows
 from fastbg.validation import check_flag, check_int
@@ -96,8 +97,6 @@ def _probs_pointer(plugin):
     plug-in, so the search compiles once and loads from the disk cache in the next process
     (as a dispatcher each plug-in compiled it again in each process: a second process's
     first 1-ply search of the race formula took 6.1 s, now 0.7 s, on a 2-core Zen 3)."""
-    # imported here: fastbg.evaluators does not import fastbg.sim when it loads
-    from fastbg.sim.plugin_pointers import probs_pointer
     return probs_pointer(plugin)
 
 

@@ -20,7 +20,7 @@ class ScorerBot:
     naming the game. The function is compiled on its own as a C callback (a fraction of
     a second, once per process): the game kernels take every scorer through the same
     pointer type, so they compile once and are cached on disk like the built-in bots'
-    (:mod:`fastbg.sim.plugin_pointers`). Compiled on its own, it may allocate (``clip``,
+    (:mod:`fastbg.plugin_pointers`). Compiled on its own, it may allocate (``clip``,
     array expressions), which a scorer compiled into the kernels could not.
 
     >>> import numba, fastbg

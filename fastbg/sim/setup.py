@@ -21,7 +21,7 @@ from fastbg.position.board import validate
 from fastbg.sim import bots as _bots
 from fastbg.sim import engines as _engines
 from fastbg.sim import game_kernels as _play
-from fastbg.sim.plugin_pointers import probs_pointer, scorer_pointer
+from fastbg.plugin_pointers import probs_pointer, scorer_pointer
 from fastbg.validation import check_choice, check_int
 
 MAX_PLIES = 10_000          # a game this long is reported as an error, not played on
