@@ -20,10 +20,19 @@ way (:func:`probs_pointer`, :data:`PROBS_SIG`): as a dispatcher its type was the
 dispatcher object itself, so each plug-in, and each process, compiled the game, cube and
 lock-step kernels again (a fresh run of the suite compiled ``play_one`` 16 times, 42 s
 of one core, measured on the 2-core AMD EPYC, Zen 3).
+
+An empty slot (a bot that is not a plug-in, a cube strategy that takes no probabilities)
+holds a placeholder of the same type (:func:`no_scorer`, :func:`no_probs`), not None: a
+None slot was a kernel type of its own, so the built-in bots, a scorer against a built-in
+bot, two scorers, and each of those with and without a Janowski plug-in each compiled the
+game kernels once more (the suite compiled ``play_one`` in 14 type variants). The
+kernels call a slot only for a plug-in bot or a strategy that asks for probabilities; a
+placeholder called by mistake writes NaN, which the game loop reports as a bot's error.
 """
 import copyreg
 import threading
 
+import numpy as np
 from numba import cfunc, types
 from numba.core.ccallback import CFunc
 
@@ -48,6 +57,42 @@ def probs_pointer(probs):
     return _pointer(probs, PROBS_SIG)
 
 
+def no_scorer():
+    """The placeholder of an empty scorer slot: a C callback of :data:`SCORER_SIG` that
+    writes NaN scores (cached on disk: it reads no globals)."""
+    return _placeholder(_no_scores, SCORER_SIG, no_scorer)
+
+
+def no_probs():
+    """The placeholder of an empty probability slot: a C callback of :data:`PROBS_SIG`
+    that writes NaN probabilities (cached on disk: it reads no globals)."""
+    return _placeholder(_no_probs, PROBS_SIG, no_probs)
+
+
+def is_placeholder(ptr):
+    """True for :func:`no_scorer` and :func:`no_probs` (an empty slot, not a plug-in)."""
+    return getattr(ptr, "fastbg_placeholder", None) is not None
+
+
+def _no_scores(before, candidates, out):
+    for i in range(out.shape[0]):
+        out[i] = np.nan
+
+
+def _no_probs(board, out):
+    for i in range(out.shape[0]):
+        out[i] = np.nan
+
+
+def _placeholder(py_func, sig, maker):
+    with _LOCK:
+        ptr = _POINTERS.get((py_func, sig))
+        if ptr is None:
+            ptr = _POINTERS[py_func, sig] = cfunc(sig, cache=True)(py_func)
+            ptr.fastbg_placeholder = maker
+    return ptr
+
+
 def _pointer(fn, sig):
     with _LOCK:
         ptr = _POINTERS.get((fn, sig))
@@ -68,12 +113,17 @@ def _compile(fn, sig):
 
 def _reduce(ptr):
     """Pickle a C callback as the njit function it was made from (numba pickles those,
-    by value where they are not importable) and its signature."""
+    by value where they are not importable) and its signature: unpickled, it is made once
+    per process (a Ray worker running many tasks of one job compiles it once). A
+    placeholder pickles as the function that makes it."""
+    maker = getattr(ptr, "fastbg_placeholder", None)
+    if maker is not None:
+        return maker, ()
     source = getattr(ptr, "fastbg_source", None)
     if source is None:
         raise TypeError(f"cannot pickle {ptr!r}: a numba C callback that fastbg did not make "
                         "(pass the @njit function instead)")
-    return _compile, (source, ptr._sig)
+    return _pointer, (source, ptr._sig)
 
 
 copyreg.pickle(CFunc, _reduce)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import fastbg
-from fastbg import BotError, EvaluatorBot, GameResults, ScorerBot
+from fastbg import BotError, EvaluatorBot, GameResults, JanowskiCube, MoneyRules, ScorerBot
 from fastbg.sim import game_kernels as _kplay
 from fastbg.sim import policy_kernels as _kpol
 from reference import game as ref
@@ -460,6 +460,63 @@ def test_scorer_pointer_pickles_as_its_function():
     foreign = numba.cfunc(ptr._sig)(linear_scorer.py_func)     # not made by fastbg
     with pytest.raises(TypeError, match="did not make"):
         pickle.dumps(foreign)
+
+
+def test_empty_plugin_slots_have_the_plugins_type():
+    """A bot that is not a plug-in, and a cube strategy that takes no probabilities, fill
+    their slots with placeholders of the plug-ins' numba type (fastbg.plugin_pointers):
+    the built-in bots, a scorer against one, two scorers, and each with or without a
+    Janowski plug-in share one compiled game kernel (a None slot was a type of its own)."""
+    from numba import typeof
+    from fastbg.sim.setup import job_setup
+
+    @numba.njit
+    def even(board, out):
+        out[0] = 0.5
+        for k in range(1, 5):
+            out[k] = 0.0
+
+    pairs = [("pubeval", "random"), (ScorerBot(linear_scorer), "random"),
+             ("pubeval", ScorerBot(linear_scorer)),
+             (ScorerBot(linear_scorer), ScorerBot(linear_scorer))]
+    setups = [job_setup(bots=b) for b in pairs]
+    assert len({typeof(st.bots) for st in setups}) == 1
+    assert [st.has_plugins for st in setups] == [False, True, True, True]
+    cubes = [("never", "never"), (JanowskiCube(even), "never"),
+             (JanowskiCube(even), JanowskiCube(even))]
+    setups = [job_setup(bots=pairs[i % 2], rules=MoneyRules(), cube=c)
+              for i, c in enumerate(cubes)]
+    assert len({typeof(st.cubes) for st in setups}) == 1
+    assert len({typeof(st.bots) for st in setups}) == 1
+    assert [st.has_plugins for st in setups] == [False, True, True]
+
+
+def test_placeholders_write_nan_and_pickle_as_themselves():
+    """The placeholders are never called by the kernels; one called by mistake writes NaN
+    (a bot's NaN is reported as its error), and each pickles as itself (for Ray)."""
+    import pickle
+    from fastbg.plugin_pointers import is_placeholder, no_probs, no_scorer, scorer_pointer
+
+    @numba.njit
+    def score(f, before, cands, out):
+        f(before, cands, out)
+
+    @numba.njit
+    def probs(f, board, out):
+        f(board, out)
+
+    cands = np.zeros((3, 26), np.int8)
+    out = np.zeros(3)
+    score(no_scorer(), cands[0], cands, out)
+    assert np.isnan(out).all()
+    out = np.zeros(5)
+    probs(no_probs(), cands[0], out)
+    assert np.isnan(out).all()
+    assert no_scorer() is no_scorer() and no_probs() is no_probs()
+    assert pickle.loads(pickle.dumps(no_scorer())) is no_scorer()
+    assert pickle.loads(pickle.dumps(no_probs())) is no_probs()
+    assert is_placeholder(no_scorer()) and is_placeholder(no_probs())
+    assert not is_placeholder(scorer_pointer(linear_scorer))
 
 
 def test_a_scorers_game_kernel_comes_from_the_disk_cache(tmp_path):

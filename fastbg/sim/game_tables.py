@@ -42,8 +42,9 @@ point float64[2, 25, 31] and extra float64[2, 2] pubeval's tables
 (:func:`fastbg.sim.policy_kernels.pubeval_tables`); gnet the gnubg net weights
 (:class:`fastbg.evaluators.net_tables.Net`) and gbo its bear-off tables
 (:class:`fastbg.evaluators.net_tables.Bearoff`), both None when no bot plays gnubg (the
-networks are then not compiled in); plugin0, plugin1 the numba scorers of PLUGIN bots,
-else None."""
+networks are then not compiled in); plugin0, plugin1 the scorers of PLUGIN bots as C
+callbacks (:func:`fastbg.plugin_pointers.scorer_pointer`), else the placeholder
+:func:`fastbg.plugin_pointers.no_scorer` (one kernel type for every pair of bots)."""
 
 Cubes = namedtuple("Cubes", "cfg strategies efficiencies met_pre met_post plugin0 plugin1")
 Cubes.__doc__ = """The cube settings of a run (:mod:`fastbg.cube.decision_kernels`).
@@ -51,9 +52,11 @@ Cubes.__doc__ = """The cube settings of a run (:mod:`fastbg.cube.decision_kernel
 cfg int64[C_SIZE] the rules vector (C_*); strategies int64[2] cube strategy of each
 player (CUBE_*); efficiencies float64[2] their Janowski cube efficiency; met_pre
 float64[n, n] and met_post float64[2, n] the match equity tables (1x1 / 2x1 placeholders
-in money play); plugin0, plugin1 the numba ``probs(board, out)`` of Janowski strategies,
-:data:`NET_CUBE` for a Janowski strategy on the run's gnubg networks (``Bots.gnet``), else
-None. Runs without the cube pass None instead of a Cubes."""
+in money play); plugin0, plugin1 the ``probs(board, out)`` of Janowski strategies as C
+callbacks (:func:`fastbg.plugin_pointers.probs_pointer`), :data:`NET_CUBE` for a Janowski
+strategy on the run's gnubg networks (``Bots.gnet``), the race formula's marker, else the
+placeholder :func:`fastbg.plugin_pointers.no_probs`. Runs without the cube pass None
+instead of a Cubes."""
 
 NetCube = namedtuple("NetCube", "tag")
 NetCube.__doc__ = """The type of :data:`NET_CUBE`: a Janowski strategy's probabilities come from

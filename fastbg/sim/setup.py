@@ -21,7 +21,7 @@ from fastbg.position.board import validate
 from fastbg.sim import bots as _bots
 from fastbg.sim import engines as _engines
 from fastbg.sim import game_kernels as _play
-from fastbg.plugin_pointers import probs_pointer, scorer_pointer
+from fastbg.plugin_pointers import is_placeholder, no_probs, no_scorer, probs_pointer, scorer_pointer
 from fastbg.validation import check_choice, check_int
 
 MAX_PLIES = 10_000          # a game this long is reported as an error, not played on
@@ -85,7 +85,7 @@ class JobSetup:
         """True when a numba plug-in (scorer or cube probabilities) is compiled in: a
         numba function in a plug-in slot (the built-in markers, NET_CUBE and RACE_PROBS,
         are not plug-ins)."""
-        return any(hasattr(p, "py_func") or isinstance(p, CFunc)
+        return any(hasattr(p, "py_func") or (isinstance(p, CFunc) and not is_placeholder(p))
                    for p in (self.bots.plugin0, self.bots.plugin1,
                              self.cubes.plugin0, self.cubes.plugin1))
 
@@ -177,11 +177,11 @@ def job_setup(*, bots, seed=0, threads=None, start=None, opening="use", debug=Fa
         seed=np.uint64(seed),
         names=tuple(r.name + late_names[i] for i, r in enumerate(resolved)),
         bots=_play.Bots(np.array([r.code for r in resolved], np.int64), point, extra, gnet,
-                        gbo, *(None if r.scorer is None else scorer_pointer(r.scorer)
+                        gbo, *(no_scorer() if r.scorer is None else scorer_pointer(r.scorer)
                                for r in resolved)),
         cubes=_play.Cubes(cfg, np.array([c.code for c in cubes], np.int64),
                           np.array([c.x for c in cubes], np.float64), met_pre, met_post,
-                          plugs[0], plugs[1]),
+                          *(no_probs() if p is None else p for p in plugs)),
         evaluators=tuple(r.evaluator for r in resolved), nets=nets, gcfg=gcfg, start_board=start_board,
         rot=(dice_rotation(seed, no_doubles_first=opening == "no-doubles") if rotate
              else np.zeros((0, 36), np.int64)),
