@@ -489,6 +489,10 @@ def test_empty_plugin_slots_have_the_plugins_type():
     assert len({typeof(st.cubes) for st in setups}) == 1
     assert len({typeof(st.bots) for st in setups}) == 1
     assert [st.has_plugins for st in setups] == [False, True, True]
+    # lock-step games keep None: their kernels, called every round, type it in C
+    st = job_setup(bots=(EvaluatorBot(linear_evaluator), "pubeval"), rules=MoneyRules(),
+                   cube=("race", "never"))
+    assert st.lockstep and st.bots.plugin0 is None and st.cubes.plugin1 is None
 
 
 def test_placeholders_write_nan_and_pickle_as_themselves():

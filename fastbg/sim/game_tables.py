@@ -44,7 +44,8 @@ point float64[2, 25, 31] and extra float64[2, 2] pubeval's tables
 (:class:`fastbg.evaluators.net_tables.Bearoff`), both None when no bot plays gnubg (the
 networks are then not compiled in); plugin0, plugin1 the scorers of PLUGIN bots as C
 callbacks (:func:`fastbg.plugin_pointers.scorer_pointer`), else the placeholder
-:func:`fastbg.plugin_pointers.no_scorer` (one kernel type for every pair of bots)."""
+:func:`fastbg.plugin_pointers.no_scorer` (one kernel type for every pair of bots; None in
+lock-step games, whose kernels are called every round)."""
 
 Cubes = namedtuple("Cubes", "cfg strategies efficiencies met_pre met_post plugin0 plugin1")
 Cubes.__doc__ = """The cube settings of a run (:mod:`fastbg.cube.decision_kernels`).
@@ -55,8 +56,8 @@ float64[n, n] and met_post float64[2, n] the match equity tables (1x1 / 2x1 plac
 in money play); plugin0, plugin1 the ``probs(board, out)`` of Janowski strategies as C
 callbacks (:func:`fastbg.plugin_pointers.probs_pointer`), :data:`NET_CUBE` for a Janowski
 strategy on the run's gnubg networks (``Bots.gnet``), the race formula's marker, else the
-placeholder :func:`fastbg.plugin_pointers.no_probs`. Runs without the cube pass None
-instead of a Cubes."""
+placeholder :func:`fastbg.plugin_pointers.no_probs` (None in lock-step games). Runs
+without the cube pass None instead of a Cubes."""
 
 NetCube = namedtuple("NetCube", "tag")
 NetCube.__doc__ = """The type of :data:`NET_CUBE`: a Janowski strategy's probabilities come from
