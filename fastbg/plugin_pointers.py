@@ -28,6 +28,8 @@ bot, two scorers, and each of those with and without a Janowski plug-in each com
 game kernels once more (the suite compiled ``play_one`` in 14 type variants). The
 kernels call a slot only for a plug-in bot or a strategy that asks for probabilities; a
 placeholder called by mistake writes NaN, which the game loop reports as a bot's error.
+Lock-step games keep None there: their kernels are called every round, and numba types a
+tuple holding a C callback in Python at each call (:func:`fastbg.sim.setup.job_setup`).
 """
 import copyreg
 import threading

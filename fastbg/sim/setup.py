@@ -17,11 +17,12 @@ from fastbg.cube import decision_kernels as _kcube
 from fastbg.cube import strategies as _cubes
 from fastbg.cube.rules import MatchRules, MoneyRules
 from fastbg.parallel import resolve_threads
+from fastbg.plugin_pointers import (is_placeholder, no_probs, no_scorer, probs_pointer,
+                                    scorer_pointer)
 from fastbg.position.board import validate
 from fastbg.sim import bots as _bots
 from fastbg.sim import engines as _engines
 from fastbg.sim import game_kernels as _play
-from fastbg.plugin_pointers import is_placeholder, no_probs, no_scorer, probs_pointer, scorer_pointer
 from fastbg.validation import check_choice, check_int
 
 MAX_PLIES = 10_000          # a game this long is reported as an error, not played on
