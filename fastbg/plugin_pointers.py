@@ -1,10 +1,11 @@
-"""Scorer plug-ins as function pointers: one compiled game kernel for every scorer.
+"""Plug-ins as function pointers: one compiled kernel for every scorer, probability
+plug-in and empty slot.
 
 A :class:`fastbg.sim.plugin_bots.ScorerBot`'s ``@njit`` function passed to the game
 kernels as it is has a numba type of its own: every new scorer compiled ``play_games``
 and every kernel below it again (3-4 s for a small scorer on a 2-core AMD EPYC, Zen 3,
-measured), once per process, and none of it could be cached on disk. Compiled on its own as a C callback
-(``numba.cfunc``) of :data:`SCORER_SIG`, every scorer has one type, numba's
+measured), once per process, and none of it could be cached on disk. Compiled on its own
+as a C callback (``numba.cfunc``) of :data:`SCORER_SIG`, every scorer has one type, numba's
 ``FunctionType`` of that signature: the game kernels compile once for all of them and
 load from the disk cache in the next process (a kernel taking such a field was loaded in
 6 ms by a second process with another plug-in, measured); the scorer itself compiles in a
@@ -43,7 +44,7 @@ SCORER_SIG = types.void(types.int8[::1], types.int8[:, ::1], types.float64[::1])
 # probs(board int8[26], out float64[5]): a Janowski strategy's cubeless probabilities
 PROBS_SIG = types.void(types.int8[::1], types.float64[::1])
 
-_POINTERS = {}              # (the plug-in's njit dispatcher, signature) -> its C callback
+_POINTERS = {}              # (the plug-in's function, signature) -> its C callback
 _LOCK = threading.Lock()
 
 
@@ -87,19 +88,25 @@ def _no_probs(board, out):
 
 
 def _placeholder(py_func, sig, maker):
-    with _LOCK:
-        ptr = _POINTERS.get((py_func, sig))
-        if ptr is None:
-            ptr = _POINTERS[py_func, sig] = cfunc(sig, cache=True)(py_func)
-            ptr.fastbg_placeholder = maker
+    return _once((py_func, sig), lambda: _compile_placeholder(py_func, sig, maker))
+
+
+def _compile_placeholder(py_func, sig, maker):
+    ptr = cfunc(sig, cache=True)(py_func)
+    ptr.fastbg_placeholder = maker
     return ptr
 
 
 def _pointer(fn, sig):
+    return _once((fn, sig), lambda: _compile(fn, sig))
+
+
+def _once(key, make):
+    """The C callback kept under ``key``, made by ``make()`` the first time."""
     with _LOCK:
-        ptr = _POINTERS.get((fn, sig))
+        ptr = _POINTERS.get(key)
         if ptr is None:
-            ptr = _POINTERS[fn, sig] = _compile(fn, sig)
+            ptr = _POINTERS[key] = make()
     return ptr
 
 
