@@ -24,6 +24,7 @@ import statistics
 import sys
 import time
 
+import numba
 import numpy as np
 
 import fastbg
@@ -139,8 +140,9 @@ def main(argv=None):
             {"fastbg": ours_hint, "bgsage": bgsage_hint}, "bgsage", TARGET_BGSAGE)
     print(f"\nmedian of {args.repeat} interleaved repetitions (min .. max); ratio = median of "
           "the repetitions' ratios")
+    threads = numba.get_num_threads()
     for title, (runs, peer, target) in workloads_.items():
-        samples = harness.interleaved(runs, args.repeat)
+        samples = harness.interleaved(harness.with_host_check(runs, threads), args.repeat)
         median = harness.medians(samples)
         ratio = statistics.median(a / b for a, b in zip(samples["fastbg"], samples[peer]))
         print(f"\n{title}")
@@ -148,8 +150,11 @@ def main(argv=None):
             print(f"  {name:<10} {median[name]:>10.1f}  {harness.spread(samples[name])}")
         ok = "ok" if ratio >= target else "MISSED"
         print(f"  fastbg / {peer}: {ratio:.1f}x (target {target:.0f}x: {ok})")
+        harness.print_host(samples, threads)
+        host = samples.pop(harness.HOST, None)
+        median.pop(harness.HOST, None)
         results[title] = {"rates": samples, "median": median, "ratio": ratio,
-                          "target": target, "peer": peer}
+                          "target": target, "peer": peer, "host_scaling": host}
     harness.finish(info, args.json, {"options": vars(args), "workloads": results})
     return 0
 

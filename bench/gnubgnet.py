@@ -83,7 +83,8 @@ def main(argv=None):
     thread_counts = [1, 2] if numba.config.NUMBA_NUM_THREADS >= 2 else [1]
     runs = {f"fastbg {th} thread{'s' if th > 1 else ''}": fastbg_on(th) for th in thread_counts}
     runs[PEER] = peer
-    samples = harness.interleaved(runs, args.repeat)
+    samples = harness.interleaved(harness.with_host_check(runs, thread_counts[-1]), args.repeat)
+    host = samples.pop(harness.HOST, None)
     median = harness.medians(samples)
     ratios = {name: statistics.median(a / b for a, b in zip(samples[name], samples[PEER]))
               for name in runs}
@@ -96,12 +97,14 @@ def main(argv=None):
     top = list(runs)[-2]
     ok = "ok" if ratios[top] >= TARGET_RATIO else "MISSED"
     print(f"target: {top} >= {TARGET_RATIO:.0f}x gnubg-nn: {ok}")
+    harness.print_host({harness.HOST: host}, thread_counts[-1], indent="")
     harness.finish(info, args.json, {
         "options": vars(args),
         "positions": {"fastbg": len(boards), "gnubg_nn_per_repetition": n_gnubg},
         "evals_per_s": samples,
         "median_evals_per_s": median,
         "median_ratio_vs_gnubg_nn": ratios,
+        "host_scaling": host,
     })
     return 0
 

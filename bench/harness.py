@@ -91,6 +91,71 @@ def note_threading_layer(info):
     return info["numba_threading_layer"]
 
 
+@numba.njit(nogil=True, cache=True)
+def _arithmetic(n):
+    """n rounds of twelve independent multiply-add chains: arithmetic alone, no memory,
+    enough chains to keep a core's floating-point units busy."""
+    a0, a1, a2, a3, a4, a5 = 1.0, 1.1, 1.2, 1.3, 1.4, 1.5
+    a6, a7, a8, a9, a10, a11 = 1.6, 1.7, 1.8, 1.9, 2.0, 2.1
+    m, c = 0.9999999, 1e-9
+    for _ in range(n):
+        a0, a1, a2, a3, a4, a5 = a0 * m + c, a1 * m + c, a2 * m + c, a3 * m + c, a4 * m + c, a5 * m + c
+        a6, a7, a8, a9 = a6 * m + c, a7 * m + c, a8 * m + c, a9 * m + c
+        a10, a11 = a10 * m + c, a11 * m + c
+    return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11
+
+
+def host_scaling(threads, seconds=0.05):
+    """How many times one thread's arithmetic ``threads`` threads of this process do at
+    once (:func:`_arithmetic`, about ``seconds`` a thread): ``threads`` on a machine whose
+    CPUs are all this process's, less where a CPU is shared with other work.
+
+    Why: fastbg's figures on two threads are compared with a peer's one. On a shared host
+    a virtual CPU can be busy elsewhere for a while; a 2-core AMD EPYC (Zen 3) host gave
+    1.03x to 2.37x from one 1-ply repetition to the next within one process, so the
+    two-thread ratios of a run say as much about the host as about fastbg. Timed next to
+    each repetition, this says which."""
+    import threading
+    _arithmetic(1)                          # compiled or loaded before timing
+    n = 1 << 16
+    while True:
+        t = measure(lambda: _arithmetic(n))
+        if t >= seconds / 4 or n >= 1 << 30:
+            break
+        n *= 2
+    n = max(1, int(n * seconds / max(t, 1e-9)))
+
+    def on_threads(k):
+        """Seconds for k threads, started together, to do n rounds each."""
+        workers = [threading.Thread(target=_arithmetic, args=(n,)) for _ in range(k)]
+        t = time.perf_counter()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        return time.perf_counter() - t
+    return threads * on_threads(1) / on_threads(threads)
+
+
+HOST = "host"
+
+
+def with_host_check(runs, threads):
+    """``runs`` (name -> function of the repetition) and, on more than one thread, HOST:
+    :func:`host_scaling` of ``threads``, timed in the same rotation as the contestants."""
+    if threads < 2:
+        return dict(runs)
+    return {**runs, HOST: lambda rep: host_scaling(threads)}
+
+
+def print_host(samples, threads, indent="  "):
+    """The line on :func:`host_scaling` of a run (nothing on one thread)."""
+    s = samples.get(HOST)
+    if s:
+        print(f"{indent}host: {threads} threads did {statistics.median(s):.2f}x one thread's "
+              f"arithmetic [{min(s):.2f} .. {max(s):.2f}] ({threads}x when no CPU is shared)")
+
+
 def measure(fn, loops=1):
     """Seconds per call of ``fn`` over ``loops`` calls, garbage collector off (as timeit)."""
     was_enabled = gc.isenabled()
