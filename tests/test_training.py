@@ -416,3 +416,31 @@ def test_the_heldout_set_is_made_resumed_and_scored(tmp_path, monkeypatch, capsy
         assert errors["race"]["ratio"] == pytest.approx(
             errors["race"]["error"] / errors["race"]["gnubg_0ply"], rel=1e-2)
     assert "held out, race" in capsys.readouterr().out
+
+
+def test_move_scores_compile_the_one_path_a_net_takes():
+    """Net.plain puts the batch kernel a net takes in its type: the vector path
+    (evaluate_rows) for loaded nets of 128 hidden units with their product rows, the plain
+    one for training nets (no product rows); ``scores`` compiles only that one, and scores
+    a training net as evaluate_rows_plain does."""
+    import pickle
+    import numba
+    loaded = load_weights(fastbg.fastbg_net().weights.path)
+    trained = new_net(seed=3)
+    assert loaded.arrays.plain is None and K.all_fast(loaded.arrays)
+    assert isinstance(trained.plain, np.ndarray) and not K.all_fast(trained)
+    assert pickle.loads(pickle.dumps(loaded.arrays)).plain is None
+    # the kernel each Net type gets compiled into scores
+    for net, used, unused in ((loaded.arrays, "evaluate_rows", "evaluate_rows_plain"),
+                              (trained, "evaluate_rows_plain", "evaluate_rows")):
+        impl = K._evaluate_rows_of_impl(numba.typeof(net), *([None] * 7))
+        names = impl.__code__.co_names
+        assert used in names and unused not in names, names
+    rows = np.stack([-b[::-1] for b in BOARDS.values()]).astype(np.int8)
+    scr = K.scratch()
+    got = np.empty(len(rows))
+    K.scores(rows, len(rows), trained, BO, scr, got)
+    probs, cls = np.empty((len(rows), 5)), np.empty(len(rows), np.int8)
+    K.evaluate_rows_plain(rows, 0, len(rows), True, trained, BO, scr, probs, cls)
+    from fastbg.evaluators.search import mover_scores
+    np.testing.assert_array_equal(got, mover_scores(probs))

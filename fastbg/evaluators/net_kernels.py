@@ -76,7 +76,8 @@ itself: a net's inputs and forward pass, one position (:func:`evaluate_gb`,
 :func:`_flush`) and the move scores (:func:`scores`).
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from fastbg.evaluators import simd as _simd
 from fastbg.jit import HOT, INNER
@@ -105,7 +106,7 @@ from fastbg.evaluators.input_tables import (  # noqa: F401
     ROLL_WAYS)
 from fastbg.evaluators.net_tables import (  # noqa: F401
     C_BEAROFF2, C_CONTACT, C_OVER, EVAL_GNUBG_NN, EVALUATIONS, IF_STD250, INPUT_FUNCS,
-    N_INPUTS, Bearoff, Net, NetScratch, new_scratch, scratch)
+    N_INPUTS, Bearoff, Net, NetScratch, new_scratch, plain_marker, scratch)
 from fastbg.evaluators.pip_loss_kernels import pip_loss  # noqa: F401
 
 
@@ -202,9 +203,10 @@ def _flush(k, rows, swapped, net, bo, scr, probs):
 
 
 def all_fast(net):
-    """True when every net present has 128 hidden units (gnubg's do): the batch kernel
-    :func:`evaluate_rows` takes those, :func:`evaluate_rows_plain` any."""
-    return bool(np.all((net.n_in == 0) | (net.n_hid == _simd.FAST_HIDDEN)))
+    """True when the batch kernel :func:`evaluate_rows` takes ``net`` (``net.plain`` is
+    None: every net present has 128 hidden units, as gnubg's do, and the product rows);
+    :func:`evaluate_rows_plain` takes any."""
+    return net.plain is None
 
 
 @njit(nogil=True, **HOT)
@@ -315,18 +317,30 @@ def scores(cands, k, net, bo, scr, out):
     the mover's cubeless money equity (:func:`_mover_equity` of the probabilities with
     the opponent on roll), evaluated in blocks by :func:`evaluate_rows`."""
     res, cls = scr.res, scr.cls
-    fast = True
-    for j in range(N_NETS):
-        fast &= net.n_in[j] == 0 or net.n_hid[j] == _simd.FAST_HIDDEN
     # lo as np.int64, not the literal 0: the kernels' int64 overload, the one Python's
     # calls compile (a literal argument is an overload, a whole compile, of its own)
     lo = np.int64(0)
     for b0 in range(0, k, ROWS_PER_CALL):
         b1 = min(k, b0 + ROWS_PER_CALL)
-        if fast:
-            evaluate_rows(cands[b0:b1], lo, b1 - b0, np.bool_(True), net, bo, scr, res, cls)
-        else:
-            evaluate_rows_plain(cands[b0:b1], lo, b1 - b0, np.bool_(True), net, bo, scr, res,
-                                cls)
+        _evaluate_rows_of(net, cands[b0:b1], lo, b1 - b0, bo, scr, res, cls)
         for i in range(b0, b1):
             out[i] = _mover_equity(res[i - b0])
+
+
+def _evaluate_rows_of(net, rows, lo, hi, bo, scr, probs, classes):
+    """The batch kernel that takes ``net`` (:func:`all_fast`), on results seen by their
+    mover: :func:`evaluate_rows` or :func:`evaluate_rows_plain`. In kernels the overload
+    below chooses by ``net``'s type (its ``plain``), so only that one is compiled in."""
+    kernel = evaluate_rows if all_fast(net) else evaluate_rows_plain
+    kernel(rows, lo, hi, np.bool_(True), net, bo, scr, probs, classes)
+
+
+@overload(_evaluate_rows_of, inline="always")
+def _evaluate_rows_of_impl(net, rows, lo, hi, bo, scr, probs, classes):
+    if isinstance(dict(zip(net.fields, net.types))["plain"], types.NoneType):
+        def impl(net, rows, lo, hi, bo, scr, probs, classes):
+            evaluate_rows(rows, lo, hi, np.bool_(True), net, bo, scr, probs, classes)
+    else:
+        def impl(net, rows, lo, hi, bo, scr, probs, classes):
+            evaluate_rows_plain(rows, lo, hi, np.bool_(True), net, bo, scr, probs, classes)
+    return impl

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from fastbg.evaluators import simd as _simd
-from fastbg.evaluators.add_row_kernels import MAX_ADDS
+from fastbg.evaluators.add_row_kernels import MAX_ADDS, WEIGHT_ROWS
 from fastbg.jit import HOT
 
 
@@ -40,7 +40,7 @@ MAX_INPUTS = 250
 N_OUT = 5
 OUT_WIN, OUT_WG, OUT_WBG, OUT_LG, OUT_LBG = range(5)
 
-Net = namedtuple("Net", "w1 b1 w2 b2 beta n_in n_hid ifunc mode")
+Net = namedtuple("Net", "w1 b1 w2 b2 beta n_in n_hid ifunc mode plain")
 Net.__doc__ = """The weights of the three nets (index NET_*), padded to the largest; H hidden units.
 
 w1 float32[3, WEIGHT_ROWS, H] input -> hidden weights (rows 0..249; then the products
@@ -51,8 +51,25 @@ w2 float32[3, 5, H] hidden -> output weights; b2 float32[3, 5] output thresholds
 beta float32[3, 2] (hidden, output) sigmoid scales; n_in int64[3] inputs of each net
 (0: absent, e.g. no crashed net); n_hid int64[3] its hidden units; ifunc int64[3] its
 input function (IF_*); mode int64 the evaluation, EVAL_GNUBG_NN or EVAL_GNUBG (a runtime
-flag: both are compiled into the same kernels). Built by
+flag: both are compiled into the same kernels); plain None when
+:func:`fastbg.evaluators.net_kernels.evaluate_rows`' vector path takes these nets, else an
+empty int8 array (:func:`plain_marker`: a flag in the type, so that a kernel scoring moves
+compiles the one path the net takes). Built by
 :func:`fastbg.evaluators.nets.load_weights`."""
+
+
+def plain_marker(w1, n_in, n_hid):
+    """:class:`Net`'s ``plain``: None when every net present has FAST_HIDDEN hidden units
+    and ``w1`` holds the product rows beyond the inputs (the vector path), else an empty
+    int8 array (position by position, ``evaluate_rows_plain``).
+
+    Why in the type: a kernel that scores moves (the bots' in game kernels) compiled both
+    paths when the choice was made at run time, and the path a net does not take cost
+    every such kernel's first compile about 8 s (evaluate_rows_plain with its layers,
+    measured on a 2-core AMD EPYC, Zen 3)."""
+    vector = (w1.shape[1] >= WEIGHT_ROWS
+              and bool(np.all((n_in == 0) | (n_hid == _simd.FAST_HIDDEN))))
+    return None if vector else np.zeros(0, np.int8)
 
 Bearoff = namedtuple("Bearoff", "binom one_sided two_sided gammon race_bg race_bg_ok "
                      "gammon_dist")

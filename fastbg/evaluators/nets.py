@@ -133,7 +133,8 @@ def _realigned(path, version, arrays, format, prune):
             return None
         out = []
         for a in t:
-            if a.dtype == np.float32 and a.ctypes.data % CACHE_LINE:
+            if (isinstance(a, np.ndarray) and a.dtype == np.float32
+                    and a.ctypes.data % CACHE_LINE):
                 b = _zeros_aligned(a.shape, a.dtype)
                 b[...] = a
                 a = b
@@ -456,7 +457,8 @@ def _assemble(p, nets, mode):
         n_in[k] = h.shape[0]
         n_hid[k] = h.shape[1]
         ifunc[k] = code
-    return _k.Net(w1, b1, w2, b2, beta, n_in, n_hid, ifunc, np.int64(mode))
+    return _k.Net(w1, b1, w2, b2, beta, n_in, n_hid, ifunc, np.int64(mode),
+                  _k.plain_marker(w1, n_in, n_hid))
 
 
 def _assemble_prune(p, nets):

@@ -37,10 +37,11 @@ def new_net(hidden=HIDDEN, seed=0, scale=0.1):
         ifunc[k] = code
         w1[k, :n_in[k]] = rng.uniform(-scale, scale, (n_in[k], hidden))
         w2[k] = rng.uniform(-scale, scale, (_k.N_OUT, hidden))
+    n_hid = np.full(_k.N_NETS, hidden, np.int64)
     return _k.Net(w1, np.zeros((_k.N_NETS, hidden), np.float32), w2,
                   np.zeros((_k.N_NETS, _k.N_OUT), np.float32),
-                  np.ones((_k.N_NETS, 2), np.float32), n_in,
-                  np.full(_k.N_NETS, hidden, np.int64), ifunc, np.int64(_k.EVAL_GNUBG_NN))
+                  np.ones((_k.N_NETS, 2), np.float32), n_in, n_hid, ifunc,
+                  np.int64(_k.EVAL_GNUBG_NN), _k.plain_marker(w1, n_in, n_hid))
 
 
 def _index(kind):
