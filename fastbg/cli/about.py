@@ -11,6 +11,7 @@ import click
 import numba
 import numpy as np
 
+from fastbg.cli.common import EXIT_INTERRUPTED
 from fastbg.extras import EXTRAS, install_command, is_installed
 
 DEMO_BOTS = ("random", "greedy", "pubeval")    # the bots every install has
@@ -40,6 +41,13 @@ fastbg.hint(fastbg.START, {dice}, ply=bot_ply({bot!r}), threads=1)
 fastbg.rollout_moves(fastbg.START, {dice}, moves=["8/5 6/5"], trials=36, bot={bot!r},
                      seed={seed}, threads=1)
 """
+
+
+def _stop_if_interrupted(partial):
+    """A job that Ctrl-C cut short (its result ``partial``) ends the demo: status 130."""
+    if partial:
+        click.echo("interrupted: the demo stops here (it saves nothing)", err=True)
+        raise SystemExit(EXIT_INTERRUPTED)
 
 
 class _Aside:
@@ -134,6 +142,7 @@ def _demo(games, trials, bot, seed, threads, plot_path, json_path, progress, asi
                       threads=threads)
     click.echo(tour.table())
     click.echo(f"({time.perf_counter() - t0:.1f} s)")
+    _stop_if_interrupted(tour.partial)
     if plot_path.lower() != "none":
         if is_installed("plot"):
             tour.plot(plot_path)
@@ -154,6 +163,7 @@ def _demo(games, trials, bot, seed, threads, plot_path, json_path, progress, asi
                                 seed=seed, threads=threads, progress=progress)
     click.echo(roll.table())
     click.echo(f"({time.perf_counter() - t0:.1f} s)")
+    _stop_if_interrupted(roll.partial)
     click.echo(f"\ndemo done in {time.perf_counter() - t_all:.1f} s. Next, try:")
     width = max(len(c) for c, _ in NEXT_COMMANDS)
     for command, what in NEXT_COMMANDS:
