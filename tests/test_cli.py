@@ -91,21 +91,6 @@ def test_demo_is_a_tournament_and_a_rollout_as_the_api_gives_them(tmp_path, monk
     assert not (tmp_path / "fastbg-demo.png").exists()
 
 
-def test_demo_compiles_aside_only_with_two_cpus_and_threads():
-    """The demo's second process (its rollout's kernels) is not started for --threads 1,
-    nor on one CPU; started, it runs the rollout's calls to the end (status 0)."""
-    import os
-    from fastbg.cli import about
-    assert about._compile_aside("pubeval", 0, 1) is None
-    aside = about._compile_aside("pubeval", 0, None)
-    if len(os.sched_getaffinity(0)) < 2:
-        assert aside is None
-        return
-    aside.finish()
-    assert aside.proc.returncode == 0
-    aside.stop()                                # a finished one: nothing to do
-
-
 def test_demo_saves_its_plot_where_it_says(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib", reason="the plot needs the 'plot' extra")
     monkeypatch.chdir(tmp_path)

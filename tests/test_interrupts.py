@@ -222,44 +222,20 @@ def test_python_api_ctrl_c_returns_the_finished_chunks(tmp_path):
     assert got["partial"] and got["trials"] == 648 * len(recs) < 64800
 
 
-def _children(pid):
-    """The processes whose parent is ``pid`` (Linux's /proc)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    stat = f.read()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                out.append(int(entry))
-    return out
 
-
-@pytest.mark.skipif(not os.path.isdir("/proc") or len(os.sched_getaffinity(0)) < 2,
-                    reason="needs Linux's /proc and two CPUs (the demo's second process)")
-def test_demo_ctrl_c_stops_the_process_compiling_its_rollout(tmp_path):
-    """The demo compiles its rollout's kernels in a second process
-    (fastbg.cli.about._compile_aside). SIGINT to the demo alone (a fresh kernel cache, so
-    both are still compiling) stops the demo with status 130, and the second process with
-    it: none is left behind."""
-    env = dict(os.environ, PYTHONUNBUFFERED="1", FASTBG_CACHE=str(tmp_path / "cache"))
-    proc = subprocess.Popen([sys.executable, "-m", "fastbg", "demo", "--no-progress",
-                             "--plot", "none", "--games", "200", "--trials", "36"],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_sigint_as_in_a_terminal)
+def test_demo_ctrl_c_in_its_tournament_ends_the_demo(tmp_path):
+    """The tournament returns the chunks it finished when Ctrl-C reaches it; the demo then
+    stops (status 130, saying so) instead of going on to its rollout."""
+    proc = _start(["demo", "--no-progress", "--plot", "none", "--games", "400000",
+                   "--trials", "36", "--bot", "pubeval"], tmp_path)
     t0 = time.monotonic()
-    while not (kids := _children(proc.pid)):
+    while "1/2  tournament" not in proc.stdout.readline():
         if proc.poll() is not None or time.monotonic() - t0 > WAIT_S:
             proc.kill()
-            pytest.fail(f"no second process: {proc.communicate()}")
-        time.sleep(0.01)
-    time.sleep(1.0)                     # both are compiling now
-    assert proc.poll() is None and _children(proc.pid) == kids
+            pytest.fail(f"the tournament did not start: {proc.communicate()}")
+    time.sleep(2.0)                     # compiling or playing its games
+    assert proc.poll() is None
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=WAIT_S)
     assert proc.returncode == 130, (proc.returncode, out, err)
-    for pid in kids:
-        assert not os.path.exists(f"/proc/{pid}"), f"the second process {pid} is left"
+    assert "interrupted" in err and "2/2" not in out, (out, err)

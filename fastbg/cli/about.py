@@ -31,60 +31,11 @@ NEXT_COMMANDS = (
 )
 
 
-# What compiles the demo rollout's kernels aside (see _compile_aside): its hint, then
-# its own call but for one move, the fewest trials, one thread and no progress bar (none
-# of which changes a kernel's types).
-_ASIDE_ROLLOUT = """
-import fastbg
-from fastbg.jobs.decision_rollouts import bot_ply
-fastbg.hint(fastbg.START, {dice}, ply=bot_ply({bot!r}), threads=1)
-fastbg.rollout_moves(fastbg.START, {dice}, moves=["8/5 6/5"], trials=36, bot={bot!r},
-                     seed={seed}, threads=1)
-"""
-
-
 def _stop_if_interrupted(partial):
     """A job that Ctrl-C cut short (its result ``partial``) ends the demo: status 130."""
     if partial:
         click.echo("interrupted: the demo stops here (it saves nothing)", err=True)
         raise SystemExit(EXIT_INTERRUPTED)
-
-
-class _Aside:
-    """A second Python process that compiles kernels into the shared disk cache."""
-
-    def __init__(self, code):
-        import subprocess
-        self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    def finish(self):
-        """Wait for it (its failure only means that this process compiles them)."""
-        self.proc.wait()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def _compile_aside(bot, seed, threads):
-    """Start compiling the demo rollout's kernels (its hint's and its trials') in a second
-    process, or None (one CPU, or ``--threads 1``).
-
-    Why: on a fresh install the demo is mostly numba compiling its kernels, one at a time
-    (its compiler holds a lock in a process), and the rollout's are most of them (its
-    trials' game kernel holds the bot's networks). Compiled in a second process (the
-    kernels go to the same disk cache) while this one compiles and plays the
-    tournament's, a fresh demo took less time (docs/performance.md, "The first demo").
-    With the cache warm the second process only loads them."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cpus = os.cpu_count() or 1
-    if cpus < 2 or threads == 1:
-        return None
-    return _Aside(_ASIDE_ROLLOUT.format(dice=DEMO_DICE, bot=bot, seed=seed))
 
 
 @click.command("demo")
@@ -115,25 +66,14 @@ def demo_command(games, trials, bot, seed, threads, plot_path, json_path, progre
        standard error and its difference from the best.
     Then the next commands to try.
     """
+    import fastbg
     from fastbg.sim.bots import strongest_bot
+    from fastbg.jobs.tournaments import tournament
     if games % 2:
         raise click.BadParameter("duplicate play needs an even number of games",
                                  param_hint="--games")
     if bot is None:
         bot = strongest_bot()
-    aside = _compile_aside(bot, seed, threads)
-    try:
-        _demo(games, trials, bot, seed, threads, plot_path, json_path, progress, aside)
-    finally:
-        if aside is not None:
-            aside.stop()
-
-
-def _demo(games, trials, bot, seed, threads, plot_path, json_path, progress, aside):
-    """The demo's two jobs (:func:`demo_command`); ``aside`` None or an :class:`_Aside`
-    compiling the trials' kernels."""
-    import fastbg
-    from fastbg.jobs.tournaments import tournament
     t_all = time.perf_counter()
     click.echo(f"1/2  tournament: {', '.join(DEMO_BOTS)}, {games:,} games a pair on "
                "duplicate dice (cubeless money games)")
@@ -157,8 +97,6 @@ def _demo(games, trials, bot, seed, threads, plot_path, json_path, progress, asi
     click.echo(f"\n2/2  rollout: the opening {DEMO_DICE[0]}-{DEMO_DICE[1]}'s best {n_moves} "
                f"candidate moves by hint, {trials:,} trials each, bot {bot}")
     t0 = time.perf_counter()
-    if aside is not None:
-        aside.finish()          # then the rollout's kernels load from the disk cache
     roll = fastbg.rollout_moves(board, DEMO_DICE, moves=n_moves, trials=trials, bot=bot,
                                 seed=seed, threads=threads, progress=progress)
     click.echo(roll.table())

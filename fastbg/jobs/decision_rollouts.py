@@ -361,7 +361,7 @@ def _candidates(board, dice, moves, bot, results, table):
         return list(results)
     if isinstance(moves, (int, np.integer)) and not isinstance(moves, bool):
         k = check_int("moves", moves, 1)
-        ply = bot_ply(bot)
+        ply = _bot_ply(bot)
         return [c.board for c in hint_checked(board, dice, ply, results)[:k]]
     if isinstance(moves, str) or not hasattr(moves, "__iter__"):
         raise TypeError("moves is None (all), a number k (the best k by fastbg.hint) or a "
@@ -379,7 +379,7 @@ def _candidates(board, dice, moves, bot, results, table):
     return out
 
 
-def bot_ply(bot):
+def _bot_ply(bot):
     """The ply a named n-ply bot plays at (0 for the others)."""
     from fastbg.sim.bots import nply_ply
     return (nply_ply(bot) or 0) if isinstance(bot, str) else 0
