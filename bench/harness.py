@@ -99,9 +99,9 @@ def _arithmetic(n):
     a6, a7, a8, a9, a10, a11 = 1.6, 1.7, 1.8, 1.9, 2.0, 2.1
     m, c = 0.9999999, 1e-9
     for _ in range(n):
-        a0, a1, a2, a3, a4, a5 = a0 * m + c, a1 * m + c, a2 * m + c, a3 * m + c, a4 * m + c, a5 * m + c
-        a6, a7, a8, a9 = a6 * m + c, a7 * m + c, a8 * m + c, a9 * m + c
-        a10, a11 = a10 * m + c, a11 * m + c
+        a0, a1, a2, a3 = a0 * m + c, a1 * m + c, a2 * m + c, a3 * m + c
+        a4, a5, a6, a7 = a4 * m + c, a5 * m + c, a6 * m + c, a7 * m + c
+        a8, a9, a10, a11 = a8 * m + c, a9 * m + c, a10 * m + c, a11 * m + c
     return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11
 
 

@@ -315,7 +315,8 @@ def _mover_equity(p):
 def scores(cands, k, net, bo, scr, out):
     """out[i] = gnubg's 0-ply score of the result cands[i] (seen from the mover) for i < k:
     the mover's cubeless money equity (:func:`_mover_equity` of the probabilities with
-    the opponent on roll), evaluated in blocks by :func:`evaluate_rows`."""
+    the opponent on roll), evaluated in blocks by the batch kernel that takes ``net``
+    (:func:`_evaluate_rows_of`)."""
     res, cls = scr.res, scr.cls
     # lo as np.int64, not the literal 0: the kernels' int64 overload, the one Python's
     # calls compile (a literal argument is an overload, a whole compile, of its own)
