@@ -97,7 +97,7 @@ def main(argv=None):
     top = list(runs)[-2]
     ok = "ok" if ratios[top] >= TARGET_RATIO else "MISSED"
     print(f"target: {top} >= {TARGET_RATIO:.0f}x gnubg-nn: {ok}")
-    harness.print_host({harness.HOST: host}, thread_counts[-1], indent="")
+    harness.print_host(host, thread_counts[-1], indent="")
     harness.finish(info, args.json, {
         "options": vars(args),
         "positions": {"fastbg": len(boards), "gnubg_nn_per_repetition": n_gnubg},

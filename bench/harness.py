@@ -148,9 +148,9 @@ def with_host_check(runs, threads):
     return {**runs, HOST: lambda rep: host_scaling(threads)}
 
 
-def print_host(samples, threads, indent="  "):
-    """The line on :func:`host_scaling` of a run (nothing on one thread)."""
-    s = samples.get(HOST)
+def print_host(s, threads, indent="  "):
+    """The line on a run's :func:`host_scaling` figures ``s`` (nothing for None: one
+    thread)."""
     if s:
         print(f"{indent}host: {threads} threads did {statistics.median(s):.2f}x one thread's "
               f"arithmetic [{min(s):.2f} .. {max(s):.2f}] ({threads}x when no CPU is shared)")

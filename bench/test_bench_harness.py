@@ -19,8 +19,8 @@ def test_host_check_runs_beside_the_contestants_on_several_threads(capsys):
     assert list(checked) == ["fastbg", "peer", harness.HOST]
     samples = harness.interleaved(checked, 2)
     assert samples["fastbg"] == [2.0, 2.0] and len(samples[harness.HOST]) == 2
-    harness.print_host({harness.HOST: [1.5, 1.9, 1.7]}, 2)
+    harness.print_host([1.5, 1.9, 1.7], 2)
     assert capsys.readouterr().out == ("  host: 2 threads did 1.70x one thread's arithmetic "
                                        "[1.50 .. 1.90] (2x when no CPU is shared)\n")
-    harness.print_host({}, 1)
+    harness.print_host(None, 1)
     assert capsys.readouterr().out == ""
