@@ -145,12 +145,14 @@ def decode_add(row, race, contact250=False, layout=None):
 
 
 def adds_mismatch(gb, contact250=False):
-    """None when the lists of rows added without a multiply (base_adds, race_adds) stand
-    for exactly the non-zero inputs of base_inputs / race_inputs in order, and
+    """None when the lists of rows added without a multiply (base_adds, race_adds and
+    race_adds_occupied) stand for exactly the non-zero inputs of base_inputs / race_inputs
+    in order, and
     contact_features gives contact_inputs' features and their non-zero list; else what
     differs."""
     adds = np.full(A.MAX_ADDS, -1, np.int64)
-    checks = [(A.race_adds, race_inputs(G, gb, 0.0), True)]
+    race_want = race_inputs(G, gb, 0.0)
+    checks = [(A.race_adds, race_want, True), (A.race_adds_occupied, race_want, True)]
     if gb[0].sum() and gb[1].sum():
         inp = np.zeros(250, np.float32)
         nz = np.zeros(250, np.int64)
@@ -168,10 +170,11 @@ def adds_mismatch(gb, contact250=False):
                         for i, x in got)):
             return f"contact_features({contact250}) {fnz[:k].tolist()} for {gb.tolist()}"
     for kernel, (inp, nz), race in checks:
-        if race:
+        occ = [int(sum(1 << i for i in range(25) if gb[s, i] > 0)) for s in range(2)]
+        adds[:] = -1
+        if kernel is A.race_adds:
             n = kernel(gb, adds)
         else:
-            occ = [int(sum(1 << i for i in range(25) if gb[s, i] > 0)) for s in range(2)]
             n = kernel(gb, occ[0], occ[1], adds)
         got = [decode_add(r, race) for r in adds[:n]]
         want = [(int(i), inp[i]) for i in nz]

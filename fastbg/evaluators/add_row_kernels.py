@@ -396,7 +396,8 @@ def base_adds(gb, occ0, occ1, adds):
 def race_adds(gb, adds):
     """The extended weight rows that :func:`race_inputs`'s non-zero inputs add, in input
     order, into ``adds`` (every race input is 1, a point's (n - 3) / 2 or the crossings /
-    10: no multiply at all); returns how many."""
+    10: no multiply at all); returns how many. The batch kernel runs
+    :func:`race_adds_occupied`, the same rows; this is its reference."""
     c = np.uint64(0)
     for s in range(2):
         o = s * RACE_HALF
@@ -415,3 +416,36 @@ def race_adds(gb, adds):
         adds[c] = CROSS_ROW0 + (MAX_CROSSINGS + 1) * s + cross
         c += np.uint64(cross != 0)
     return np.int64(c)
+
+
+@njit(**HOT)
+def race_adds_occupied(gb, occ0, occ1, adds):
+    """:func:`race_adds` from the sides' occupied points ``occ0``, ``occ1`` (bitmasks of
+    gb's rows 0 and 1, as :func:`fastbg.evaluators.input_bit_kernels._side_summary` makes
+    them): a pass over the occupied points 0..22 alone, about six a side in a race,
+    instead of all 23 (an empty point adds no row and no crossing)."""
+    c = np.uint64(0)
+    for s in range(2):
+        o = s * RACE_HALF
+        on = 0
+        cross = 0
+        m = (occ0 if s == 0 else occ1) & LOW23
+        while m:
+            i = _low(m)
+            m &= m - 1
+            nc = gb[s, i]
+            on += nc
+            cross += nc * (i // 6)
+            adds[c] = o + 4 * i + NZ_FIRST[nc]
+            adds[c + np.uint64(1)] = PRODUCT_ROW0 + N_COUNTS * (25 * s + i) + nc
+            c += NZ_COUNT[nc]
+        men_off = CHECKERS - on
+        adds[c] = o + RI_OFF + men_off - 1
+        c += np.uint64((men_off >= 1) & (men_off <= 14))
+        cross += 3 * gb[s, 23]
+        adds[c] = CROSS_ROW0 + (MAX_CROSSINGS + 1) * s + cross
+        c += np.uint64(cross != 0)
+    return np.int64(c)
+
+
+LOW23 = (1 << 23) - 1                                  # the race inputs' points 0..22

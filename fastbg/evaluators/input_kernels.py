@@ -30,7 +30,7 @@ from fastbg.evaluators.input_bit_kernels import _copy4, _copy14, _side_summary
 from fastbg.evaluators.input_tables import (BAR_ENC, BASE_INPUTS, MORE_INPUTS, NZ_COUNT,
                                             NZ_FIRST, POINT_ENC, RACE_HALF, RACE_OFF_ENC,
                                             RI_NCROSS, RI_OFF)
-from fastbg.jit import HOT, INNER
+from fastbg.jit import HOT, HOT_INLINED, INNER
 # Named here too: the tests compare this module with the reference inputs
 # (tests/reference/gnubginputs_ref.py) function by function, and tools call them by name.
 from fastbg.evaluators.feature_kernels import _men_off_contact, half_inputs  # noqa: F401
@@ -128,7 +128,7 @@ def contact_features(gb, inp, nz, contact250):
                                  contact250)
 
 
-@njit(**HOT)
+@njit(**HOT_INLINED)
 def contact_features_from(gb, s0, s1, inp, nz, contact250):
     """:func:`contact_features` given the sides' :func:`_side_summary` ``s0``, ``s1``
     (rows 0 and 1 of ``gb``), as :func:`board_and_summaries` makes them."""

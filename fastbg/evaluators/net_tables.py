@@ -84,7 +84,7 @@ gammon distributions (x 65535) of the 15-checker positions, row index - N_GAMMON
 types: one_sided and gammon_dist uint16, gammon int32.)"""
 
 NetScratch = namedtuple("NetScratch", "inp hidden out gb dummy nz ht slot fill rsum res cls "
-                                      "adds")
+                                      "adds race race_bg")
 NetScratch.__doc__ = """Per-thread scratch of the evaluation (:func:`new_scratch`).
 
 inp float32[250] inputs; hidden float32[256] hidden units; out float32[5] outputs;
@@ -95,7 +95,14 @@ int64[3, LANES] their row numbers; fill int64[3] how many wait; rsum float32[5, 
 output sums; then for :func:`fastbg.evaluators.net_kernels.scores`: res
 float64[ROWS_PER_CALL, 5] probabilities and cls int8[ROWS_PER_CALL] classes of a block of
 candidates; adds int64[MAX_ADDS] the weight rows a position adds
-without a multiply (:func:`fastbg.evaluators.add_row_kernels.base_adds`)."""
+without a multiply (:func:`fastbg.evaluators.add_row_kernels.base_adds`); race
+int64[LANES, REC_COLUMNS] and race_bg float32[LANES] the records of the race positions
+waiting for the race net (:func:`fastbg.evaluators.race_refine_kernels.race_record`)."""
+
+# The columns of a race position's record (race_refine_kernels.race_record): both sides'
+# checkers and back points, the side of an exact backgammon chance + 1, of a certain
+# gammon + 1.
+(REC_AC0, REC_AC1, REC_BACK0, REC_BACK1, REC_BG, REC_GAMMON, REC_COLUMNS) = range(7)
 
 # gnubg's sigmoid table: e[k] = exp(k / 10) / 10, one extra entry, then zeros to seven whole
 # vectors (the AVX-512 lookup of fastbg.evaluators.simd loads the table as vectors).
@@ -139,7 +146,8 @@ def scratch():
                       z((N_NETS, _simd.LANES, _simd.FAST_HIDDEN), np.float32),
                       z((N_NETS, _simd.LANES), np.int64), z(N_NETS, np.int64),
                       z((N_OUT, _simd.LANES), np.float32), z((ROWS_PER_CALL, N_OUT), np.float64),
-                      z(ROWS_PER_CALL, np.int8), z(MAX_ADDS, np.int64))
+                      z(ROWS_PER_CALL, np.int8), z(MAX_ADDS, np.int64),
+                      z((_simd.LANES, REC_COLUMNS), np.int64), z(_simd.LANES, np.float32))
 
 
 @njit(cache=True)
@@ -152,4 +160,6 @@ def new_scratch():
                       np.zeros((N_NETS, _simd.LANES), np.int64), np.zeros(N_NETS, np.int64),
                       np.zeros((N_OUT, _simd.LANES), np.float32),
                       np.zeros((ROWS_PER_CALL, N_OUT), np.float64),
-                      np.zeros(ROWS_PER_CALL, np.int8), np.zeros(MAX_ADDS, np.int64))
+                      np.zeros(ROWS_PER_CALL, np.int8), np.zeros(MAX_ADDS, np.int64),
+                      np.zeros((_simd.LANES, REC_COLUMNS), np.int64),
+                      np.zeros(_simd.LANES, np.float32))

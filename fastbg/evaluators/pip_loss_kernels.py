@@ -15,7 +15,7 @@ from numba.core.extending import intrinsic
 from fastbg.evaluators.cpu_variants import top_bit
 from fastbg.evaluators.input_bit_kernels import _popcount, _rev24, _side_summary, _top
 from fastbg.evaluators.input_tables import D_PIPLOSS, LOW24
-from fastbg.jit import HOT, INNER
+from fastbg.jit import HOT, INLINED, INNER
 
 
 @njit(**INNER)
@@ -36,7 +36,7 @@ def pip_loss(board, opp):
     return npips / D_PIPLOSS, n1 / 36.0, n2 / 36.0
 
 
-@njit(**INNER)
+@njit(**INLINED)
 def _pip_loss(bar, occ, made, two, omade, oblots):
     """:func:`pip_loss` as its integers (pips lost, ways of 36 to hit one, two) from our
     checkers on the bar and bitmasks (ours: occupied, made,

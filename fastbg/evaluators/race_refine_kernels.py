@@ -14,7 +14,11 @@ from numba import njit
 from fastbg.constants import CHECKERS
 from fastbg.evaluators import bearoff_kernels as _bo
 from fastbg.evaluators.gnubg_board_kernels import bearoff_index
-from fastbg.evaluators.net_tables import EVAL_GNUBG, OUT_LBG, OUT_LG, OUT_WBG, OUT_WG, OUT_WIN
+from fastbg.evaluators.input_bit_kernels import _top
+from fastbg.evaluators.net_tables import (EVAL_GNUBG, OUT_LBG, OUT_LG, OUT_WBG, OUT_WG, OUT_WIN,
+                                          REC_AC0, REC_AC1, REC_BACK0, REC_BACK1, REC_BG,
+                                          REC_GAMMON)
+from fastbg.evaluators.sanity_kernels import sanity_of_counts
 from fastbg.evaluators.table_eval_kernels import _one_sided_win
 from fastbg.jit import HOT, INNER
 
@@ -136,3 +140,81 @@ def _race_improvement(gb, out, binom, os_, rbg, dummy, mode):
         if op_at_least < saver_at_most + side:
             out[OUT_WG if side else OUT_LG] = 1.0
             out[OUT_WIN] = 1.0 if side else 0.0
+
+
+@njit(**INNER)
+def race_record(gb, s0, s1, binom, os_, rbg, dummy, mode, rec, bg_prob, slot):
+    """What :func:`_race_improvement` (gnubg-nn's, mode EVAL_GNUBG_NN) and
+    :func:`fastbg.evaluators.sanity_kernels.sanity_check` will do to the outputs of race
+    board ``gb``, worked out from the board alone, before the net's outputs exist:
+    rec[slot] = (checkers and back points of both sides for the sanity check, the side
+    whose backgammon chance is exact plus one (0: none), the side with a certain gammon
+    plus one (0: none)), bg_prob[slot] = that backgammon chance. :func:`apply_race_record`
+    then finishes the outputs, the same bits as those two.
+
+    The batch kernel calls it while the board is loaded and its sides' summaries ``s0``,
+    ``s1`` (:func:`fastbg.evaluators.input_bit_kernels._side_summary`) are at hand: the
+    counts come from them, not from passes over the points, and the board is not built
+    again for the outputs."""
+    rec[slot, REC_AC0] = s0[4]
+    rec[slot, REC_AC1] = s1[4]
+    rec[slot, REC_BACK0] = max(_top(s0[0]), 0)
+    rec[slot, REC_BACK1] = max(_top(s1[0]), 0)
+    # checkers on points 0..22 (raceImprovement's count), each side
+    men0 = s0[4] - gb[0, 23] - gb[0, 24]
+    men1 = s1[4] - gb[1, 23] - gb[1, 24]
+    g_possible = men0 == CHECKERS
+    og_possible = men1 == CHECKERS
+    # a checker on points 18..23: the summaries' last count
+    bg_possible = g_possible and s0[6] > 0
+    obg_possible = og_possible and s1[6] > 0
+    rec[slot, REC_BG] = 0
+    if bg_possible or obg_possible:
+        side = 1 if bg_possible else 0
+        bg_prob[slot] = race_bg_prob(gb, side, binom, os_, rbg, dummy, mode)
+        rec[slot, REC_BG] = side + 1
+    rec[slot, REC_GAMMON] = 0
+    if (g_possible or og_possible) and mode != EVAL_GNUBG:
+        side = 1 if g_possible else 0
+        sm = s1 if side else s0
+        # pips of points 0..22: sum of (i + 1) x checkers over 0..24, less 23 and 24
+        tot_pip = sm[5] + sm[4] - 24 * gb[side, 23] - 25 * gb[side, 24]
+        n_cross = 0
+        for i in range(6, 24):
+            n_cross += (i // 6) * gb[1 - side, i]
+        saver_at_most = 1 + n_cross // 4
+        men = men1 if side else men0
+        op_at_least = max((men + 1) // 2, (tot_pip + 2) // 3)
+        if op_at_least < saver_at_most + side:
+            rec[slot, REC_GAMMON] = side + 1
+
+
+@njit(**INNER)
+def apply_race_record(out, rec, bg_prob, slot):
+    """:func:`_race_improvement` then :func:`fastbg.evaluators.sanity_kernels.sanity_check`
+    of a race position's outputs ``out``, from its :func:`race_record`."""
+    code = rec[slot, REC_BG]
+    if code:
+        side = code - 1
+        pr = bg_prob[slot]
+        if pr > 0.0:
+            if side == 1:
+                out[OUT_WBG] = pr
+                if np.float32(out[OUT_WG]) < np.float32(out[OUT_WBG]):
+                    out[OUT_WG] = out[OUT_WBG]
+            else:
+                out[OUT_LBG] = pr
+                if np.float32(out[OUT_LG]) < np.float32(out[OUT_LBG]):
+                    out[OUT_LG] = out[OUT_LBG]
+        else:
+            if side == 1:
+                out[OUT_WBG] = 0.0
+            else:
+                out[OUT_LBG] = 0.0
+    code = rec[slot, REC_GAMMON]
+    if code:
+        side = code - 1
+        out[OUT_WG if side else OUT_LG] = 1.0
+        out[OUT_WIN] = 1.0 if side else 0.0
+    sanity_of_counts(out, rec[slot, REC_AC0], rec[slot, REC_AC1], rec[slot, REC_BACK0],
+                     rec[slot, REC_BACK1])
