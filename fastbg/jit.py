@@ -14,17 +14,17 @@ lowered, optimised and compiled for every such kernel and never used. On the net
 first call from a fresh cache: 22-24 s -> 18.6-19.4 s (28 kernels, measured on a 2-core
 AMD EPYC). Calling one from Python raises numba's error.
 
-``INLINED`` (and ``HOT_INLINED``, its form with a CPython wrapper): an ``INNER``
-(``HOT``) kernel whose code LLVM copies into every kernel that calls it
-(``forceinline=True``), for the parts of the networks' batch kernel
-(:func:`fastbg.evaluators.net_kernels.evaluate_rows`): the features, the pip loss, the
-hidden sums, the output sums, the flush. Each kernel's code otherwise gets a section of
-its own, starting on a page boundary: the batch kernel's nine hot parts all began at the
-same few hundred bytes of a page, more than the 8 ways of a first-level instruction cache
-set, and its speed moved by 10-25% with where its parts happened to land (measured on an
-AMD EPYC Zen 3 with two copies of the same tree in one process). As one stretch of code
-the networks' workloads ran 5-8% faster (the same AMD host, ``bench.ab --same-process``,
-both import orders) for about a second more of compiling on a first call.
+``INLINED``: an ``INNER`` kernel whose code LLVM copies into every kernel that calls it
+(``forceinline=True``): a side's features (``_half_from``) and its pip loss, compiled
+into :func:`fastbg.evaluators.input_kernels.contact_features_from`. Each kernel's code
+otherwise gets a section of its own, starting on a page boundary, so the networks' batch
+kernel's nine hot parts all began at the same few hundred bytes of a page (more than the
+8 ways of a set of a first-level instruction cache), and two copies of the same tree in
+one process ran 10-25% apart (AMD EPYC Zen 3). Every part compiled into the batch kernel
+gained 5-8% on the networks' workloads but cost 12-14 s more compiling in a new user's
+first ``fastbg demo`` (56 -> 70 s of numba's compile events): each kernel that holds the
+batch kernel (the game kernels, the move scores) optimises it again. The features alone:
+2-4% (``bench.ab --same-process``, both import orders), no compile time measured.
 
 ``COLD``: everything else (``cache=True``).
 """
@@ -32,4 +32,3 @@ COLD = {"cache": True}
 HOT = {"cache": True, "_nrt": False}
 INNER = dict(HOT, no_cpython_wrapper=True)
 INLINED = dict(INNER, forceinline=True)
-HOT_INLINED = dict(HOT, forceinline=True)

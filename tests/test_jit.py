@@ -32,21 +32,20 @@ def test_hot_options():
     assert len(list(hot_dispatchers())) >= 20
 
 
-def test_batch_kernel_parts_are_inlined():
-    """The parts of the networks' batch kernel are compiled into it (fastbg.jit.INLINED):
-    the option reaches numba for each. (Their absence from the kernel's code shows in
-    ``python -m bench.profile 0ply``: numba keeps no code to inspect for cached kernels.)"""
+def test_feature_parts_are_inlined():
+    """A side's features and its pip loss are compiled into their caller
+    (fastbg.jit.INLINED, contact_features_from): the option reaches numba, and only
+    there. (Their absence from the batch kernel's profile shows in ``python -m
+    bench.profile 0ply``: numba keeps no code to inspect for cached kernels.)"""
     assert jit.INLINED == dict(jit.INNER, forceinline=True)
-    assert jit.HOT_INLINED == dict(jit.HOT, forceinline=True)
-    from fastbg.evaluators import feature_kernels, input_kernels, net_kernels, simd
+    from fastbg.evaluators import feature_kernels, input_kernels, net_kernels
     from fastbg.evaluators import pip_loss_kernels
-    parts = [feature_kernels._half_from, pip_loss_kernels._pip_loss, net_kernels._flush,
-             input_kernels.contact_features_from]
-    if not simd.config.DISABLE_JIT:
-        parts += [simd.hidden_sums_adds_128, simd.outputs_rows, simd.sigmoid_rows,
-                  simd.sigmoids_to_row]
-    for kernel in parts:
+    for kernel in (feature_kernels._half_from, pip_loss_kernels._pip_loss):
         assert kernel.targetoptions.get("forceinline") is True, kernel.__name__
+    # the batch kernel's other parts are calls: each kernel holding it compiles it again
+    for kernel in (net_kernels._flush, net_kernels.evaluate_rows,
+                   input_kernels.contact_features_from):
+        assert not kernel.targetoptions.get("forceinline"), kernel.__name__
 
 
 def test_hot_kernels_return_no_arrays():

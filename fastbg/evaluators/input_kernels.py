@@ -30,7 +30,7 @@ from fastbg.evaluators.input_bit_kernels import _copy4, _copy14, _side_summary
 from fastbg.evaluators.input_tables import (BAR_ENC, BASE_INPUTS, MORE_INPUTS, NZ_COUNT,
                                             NZ_FIRST, POINT_ENC, RACE_HALF, RACE_OFF_ENC,
                                             RI_NCROSS, RI_OFF)
-from fastbg.jit import HOT, HOT_INLINED, INNER
+from fastbg.jit import HOT, INNER
 # Named here too: the tests compare this module with the reference inputs
 # (tests/reference/gnubginputs_ref.py) function by function, and tools call them by name.
 from fastbg.evaluators.feature_kernels import _men_off_contact, half_inputs  # noqa: F401
@@ -128,12 +128,16 @@ def contact_features(gb, inp, nz, contact250):
                                  contact250)
 
 
-@njit(**HOT_INLINED)
+@njit(**HOT)
 def contact_features_from(gb, s0, s1, inp, nz, contact250):
     """:func:`contact_features` given the sides' :func:`_side_summary` ``s0``, ``s1``
     (rows 0 and 1 of ``gb``), as :func:`board_and_summaries` makes them."""
-    _half_from(gb[1], s1, s0, inp, np.int64(BASE_INPUTS), contact250)
-    _half_from(gb[0], s0, s1, inp, BASE_INPUTS + MORE_INPUTS, contact250)
+    # one call site in a loop, not two calls: :func:`_half_from` is compiled into its
+    # caller (fastbg.jit.INLINED), and two sites would compile two copies of it
+    for half in range(2):
+        side = 1 - half
+        _half_from(gb[side], s1 if side else s0, s0 if side else s1, inp,
+                   np.int64(BASE_INPUTS + half * MORE_INPUTS), contact250)
     return feature_entries(inp, nz, contact250)
 
 

@@ -80,7 +80,7 @@ from numba import njit, types
 from numba.extending import overload
 
 from fastbg.evaluators import simd as _simd
-from fastbg.jit import HOT, INLINED, INNER
+from fastbg.jit import HOT, INNER
 from fastbg.evaluators.add_row_kernels import base_adds, race_adds_occupied
 from fastbg.evaluators.gnubg_board_kernels import (_load_gb, board_and_summaries, classify,
                                                    classify_from, to_gnubg)
@@ -171,7 +171,7 @@ def _net_of(pc, n_in):
     return NET_CONTACT
 
 
-@njit(**INLINED)
+@njit(**INNER)
 def _flush(k, rows, swapped, net, bo, scr, probs):
     """Finish the positions waiting for net ``k``: their output sums side by side, then
     each one's output sigmoids, race refinements and sanity check, into ``probs``."""
@@ -238,11 +238,11 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
     position's hidden units are stored as a row and the block is transposed in registers
     (:func:`fastbg.evaluators.simd.outputs_rows`), not scattered into lanes unit by unit.
 
-    The parts it calls are compiled into it (:data:`fastbg.jit.INLINED`: one stretch of
-    code, not nine sections each starting on a page boundary: 5-8% on every networks'
-    workload, AMD Zen 3). A race position's refinements are worked out from its board
-    here, while it is loaded (:func:`fastbg.evaluators.race_refine_kernels.race_record`),
-    and applied to the outputs at the flush.
+    A race position's refinements are worked out from its board here, while it is loaded
+    (:func:`fastbg.evaluators.race_refine_kernels.race_record`), and applied to the
+    outputs at the flush. (Compiling every part into this kernel, :data:`fastbg.jit.INLINED`,
+    gained 5-8% but cost every kernel that holds this one 1-2 s more compiling: only the
+    features are.)
     """
     inp, hidden = scr.inp, scr.hidden
     out, gb, nz, adds = scr.out, scr.gb, scr.nz, scr.adds

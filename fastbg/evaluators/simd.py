@@ -18,7 +18,7 @@ from numba.core import cgutils
 from numba.core.extending import intrinsic
 
 from fastbg.evaluators.cpu_variants import HAS_AVX512, HIDDEN_PASSES
-from fastbg.jit import HOT, HOT_INLINED
+from fastbg.jit import HOT
 
 LANES = 16                 # float32 lanes of one vector (512 bits; AVX2 splits it in two)
 FAST_HIDDEN = 128          # hidden units of the vector path: every gnubg net has 128
@@ -585,7 +585,7 @@ if config.DISABLE_JIT:
     sigmoids_to_row = sigmoids_to_row_reference
     outputs_rows = outputs_rows_reference
 else:
-    @njit(**HOT_INLINED)
+    @njit(**HOT)
     def hidden_sums_adds_128(w, b, adds, n_adds, inp, nz, n, out):
         """:func:`hidden_sums_adds_reference` of a net of 128 hidden units, in vectors:
         the rows w[adds[:n_adds]] added as they are, then the products of the inputs
@@ -624,17 +624,17 @@ else:
         else:
             outputs_reference(hidden, scale, table, lo, hi, wo, bias, out)
 
-    @njit(**HOT_INLINED)
+    @njit(**HOT)
     def sigmoid_rows(a, scale, table, lo, hi):
         """a[r, :] = sigmoid(scale * a[r, :]) for the rows of ``a`` (R, LANES)."""
         _sigmoid_rows(a, scale, table, lo, hi)
 
-    @njit(**HOT_INLINED)
+    @njit(**HOT)
     def sigmoids_to_row(hidden, scale, table, lo, hi, hs, row):
         """hs[row, :] = the sigmoids of scale * hidden (``hs``: LANES rows of 128)."""
         _sigmoids_to_row(hidden, scale, table, lo, hi, hs, row)
 
-    @njit(**HOT_INLINED)
+    @njit(**HOT)
     def outputs_rows(hs, wo, bias, out):
         """out[o, p] = output sum ``o`` of the position in row ``p`` of ``hs``."""
         _outputs_rows(hs, wo, bias, out)
