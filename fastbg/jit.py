@@ -16,7 +16,10 @@ AMD EPYC). Calling one from Python raises numba's error.
 
 ``INLINED``: an ``INNER`` kernel whose code LLVM copies into every kernel that calls it
 (``forceinline=True``): a side's features (``_half_from``) and its pip loss, compiled
-into :func:`fastbg.evaluators.input_kernels.contact_features_from`. Each kernel's code
+into :func:`fastbg.evaluators.input_kernels.contact_features_from`; a race position's
+add list and record, into the batch kernel (their arguments, a dozen arrays spread over
+the stack word by word, cost more than their work: 27% of the batch kernel's own time
+on race positions was pushes). Each kernel's code
 otherwise gets a section of its own, starting on a page boundary, so the networks' batch
 kernel's nine hot parts all began at the same few hundred bytes of a page (more than the
 8 ways of a set of a first-level instruction cache), and two copies of the same tree in

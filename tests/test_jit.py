@@ -34,13 +34,15 @@ def test_hot_options():
 
 def test_feature_parts_are_inlined():
     """A side's features and its pip loss are compiled into their caller
-    (fastbg.jit.INLINED, contact_features_from): the option reaches numba, and only
-    there. (Their absence from the batch kernel's profile shows in ``python -m
+    (fastbg.jit.INLINED, contact_features_from), a race position's add list and record
+    into the batch kernel: the option reaches numba, and only there. (Their absence from the batch kernel's profile shows in ``python -m
     bench.profile 0ply``: numba keeps no code to inspect for cached kernels.)"""
     assert jit.INLINED == dict(jit.INNER, forceinline=True)
     from fastbg.evaluators import feature_kernels, input_kernels, net_kernels
     from fastbg.evaluators import pip_loss_kernels
-    for kernel in (feature_kernels._half_from, pip_loss_kernels._pip_loss):
+    from fastbg.evaluators import add_row_kernels, race_refine_kernels
+    for kernel in (feature_kernels._half_from, pip_loss_kernels._pip_loss,
+                   race_refine_kernels.race_record, add_row_kernels.race_adds_occupied):
         assert kernel.targetoptions.get("forceinline") is True, kernel.__name__
     # the batch kernel's other parts are calls: each kernel holding it compiles it again
     for kernel in (net_kernels._flush, net_kernels.evaluate_rows,

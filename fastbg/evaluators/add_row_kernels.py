@@ -418,7 +418,7 @@ def race_adds(gb, adds):
     return np.int64(c)
 
 
-@njit(**HOT)
+@njit(**dict(HOT, forceinline=True))
 def race_adds_occupied(gb, occ0, occ1, adds):
     """:func:`race_adds` from the sides' occupied points ``occ0``, ``occ1`` (bitmasks of
     gb's rows 0 and 1, as :func:`fastbg.evaluators.input_bit_kernels._side_summary` makes

@@ -20,7 +20,7 @@ from fastbg.evaluators.net_tables import (EVAL_GNUBG, OUT_LBG, OUT_LG, OUT_WBG, 
                                           REC_GAMMON)
 from fastbg.evaluators.sanity_kernels import sanity_of_counts
 from fastbg.evaluators.table_eval_kernels import _one_sided_win
-from fastbg.jit import HOT, INNER
+from fastbg.jit import HOT, INLINED, INNER
 
 
 @njit(**HOT)
@@ -142,7 +142,7 @@ def _race_improvement(gb, out, binom, os_, rbg, dummy, mode):
             out[OUT_WIN] = 1.0 if side else 0.0
 
 
-@njit(**INNER)
+@njit(**INLINED)
 def race_record(gb, s0, s1, binom, os_, rbg, dummy, mode, rec, bg_prob, slot):
     """What :func:`_race_improvement` (gnubg-nn's, mode EVAL_GNUBG_NN) and
     :func:`fastbg.evaluators.sanity_kernels.sanity_check` will do to the outputs of race
