@@ -23,7 +23,7 @@ from fastbg.evaluators.input_tables import (
     I_ENTER2, I_FORWARD_ANCHOR, I_OFF1, I_OFF2, I_OFF3, I_P1, I_P2, LOW24, MORE_INPUTS,
     NZ_COUNT, NZ_FIRST, POINT_ENC, RACE_HALF, RI_NCROSS, RI_OFF)
 from fastbg.evaluators.input_bit_kernels import _low
-from fastbg.jit import HOT, INNER
+from fastbg.jit import HOT, INLINED, INNER
 
 
 # ---- hidden sums without multiplies ---------------------------------------------------
@@ -410,11 +410,7 @@ def race_adds(gb, adds):
             adds[c] = o + 4 * i + NZ_FIRST[nc]
             adds[c + np.uint64(1)] = PRODUCT_ROW0 + N_COUNTS * (25 * s + i) + nc
             c += NZ_COUNT[nc]
-        adds[c] = o + RI_OFF + men_off - 1
-        c += np.uint64((men_off >= 1) & (men_off <= 14))
-        cross += 3 * gb[s, 23]
-        adds[c] = CROSS_ROW0 + (MAX_CROSSINGS + 1) * s + cross
-        c += np.uint64(cross != 0)
+        c = _race_side_tail(gb, s, men_off, cross, adds, c)
     return np.int64(c)
 
 
@@ -439,13 +435,21 @@ def race_adds_occupied(gb, occ0, occ1, adds):
             adds[c] = o + 4 * i + NZ_FIRST[nc]
             adds[c + np.uint64(1)] = PRODUCT_ROW0 + N_COUNTS * (25 * s + i) + nc
             c += NZ_COUNT[nc]
-        men_off = CHECKERS - on
-        adds[c] = o + RI_OFF + men_off - 1
-        c += np.uint64((men_off >= 1) & (men_off <= 14))
-        cross += 3 * gb[s, 23]
-        adds[c] = CROSS_ROW0 + (MAX_CROSSINGS + 1) * s + cross
-        c += np.uint64(cross != 0)
+        c = _race_side_tail(gb, s, CHECKERS - on, cross, adds, c)
     return np.int64(c)
 
 
 LOW23 = (1 << 23) - 1                                  # the race inputs' points 0..22
+
+
+@njit(**INLINED)
+def _race_side_tail(gb, s, men_off, cross, adds, c):
+    """The rows that end side ``s``'s race inputs at adds[c:]: its borne-off count's
+    (one of 14, none for 0 or 15 off) and its crossings' product row (``cross``, the
+    crossings of points 0..22, plus three a checker on point 23); returns the new c."""
+    o = s * RACE_HALF
+    adds[c] = o + RI_OFF + men_off - 1
+    c += np.uint64((men_off >= 1) & (men_off <= 14))
+    cross += 3 * gb[s, 23]
+    adds[c] = CROSS_ROW0 + (MAX_CROSSINGS + 1) * s + cross
+    return c + np.uint64(cross != 0)

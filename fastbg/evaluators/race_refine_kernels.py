@@ -110,20 +110,7 @@ def _race_improvement(gb, out, binom, os_, rbg, dummy, mode):
     if bg_possible or obg_possible:
         side = 1 if bg_possible else 0
         pr = race_bg_prob(gb, side, binom, os_, rbg, dummy, mode)
-        if pr > 0.0:
-            if side == 1:
-                out[OUT_WBG] = pr
-                if np.float32(out[OUT_WG]) < np.float32(out[OUT_WBG]):
-                    out[OUT_WG] = out[OUT_WBG]
-            else:
-                out[OUT_LBG] = pr
-                if np.float32(out[OUT_LG]) < np.float32(out[OUT_LBG]):
-                    out[OUT_LG] = out[OUT_LBG]
-        else:
-            if side == 1:
-                out[OUT_WBG] = 0.0
-            else:
-                out[OUT_LBG] = 0.0
+        _exact_backgammons(out, side, pr)
     if (g_possible or og_possible) and mode != EVAL_GNUBG:
         side = 1 if g_possible else 0
         tot_pip = 0
@@ -197,20 +184,7 @@ def apply_race_record(out, rec, bg_prob, slot):
     if code:
         side = code - 1
         pr = bg_prob[slot]
-        if pr > 0.0:
-            if side == 1:
-                out[OUT_WBG] = pr
-                if np.float32(out[OUT_WG]) < np.float32(out[OUT_WBG]):
-                    out[OUT_WG] = out[OUT_WBG]
-            else:
-                out[OUT_LBG] = pr
-                if np.float32(out[OUT_LG]) < np.float32(out[OUT_LBG]):
-                    out[OUT_LG] = out[OUT_LBG]
-        else:
-            if side == 1:
-                out[OUT_WBG] = 0.0
-            else:
-                out[OUT_LBG] = 0.0
+        _exact_backgammons(out, side, pr)
     code = rec[slot, REC_GAMMON]
     if code:
         side = code - 1
@@ -218,3 +192,24 @@ def apply_race_record(out, rec, bg_prob, slot):
         out[OUT_WIN] = 1.0 if side else 0.0
     sanity_of_counts(out, rec[slot, REC_AC0], rec[slot, REC_AC1], rec[slot, REC_BACK0],
                      rec[slot, REC_BACK1])
+
+
+@njit(**INLINED)
+def _exact_backgammons(out, side, pr):
+    """raceImprovement's backgammon chance ``pr`` of ``side`` (1: the side on roll wins
+    it, 0: loses it) into ``out``: the backgammon set (0 when ``pr`` is not positive),
+    the gammon raised to it."""
+    if pr > 0.0:
+        if side == 1:
+            out[OUT_WBG] = pr
+            if np.float32(out[OUT_WG]) < np.float32(out[OUT_WBG]):
+                out[OUT_WG] = out[OUT_WBG]
+        else:
+            out[OUT_LBG] = pr
+            if np.float32(out[OUT_LG]) < np.float32(out[OUT_LBG]):
+                out[OUT_LG] = out[OUT_LBG]
+    else:
+        if side == 1:
+            out[OUT_WBG] = 0.0
+        else:
+            out[OUT_LBG] = 0.0
