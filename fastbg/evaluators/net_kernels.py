@@ -242,7 +242,7 @@ def evaluate_rows(rows, lo, hi, swapped, net, bo, scr, probs, classes):
     (:func:`fastbg.evaluators.race_refine_kernels.race_record`), and applied to the
     outputs at the flush. (Compiling every part into this kernel, :data:`fastbg.jit.INLINED`,
     gained 5-8% but cost every kernel that holds this one 1-2 s more compiling: only the
-    features are.)
+    features and the race parts are.)
     """
     inp, hidden = scr.inp, scr.hidden
     out, gb, nz, adds = scr.out, scr.gb, scr.nz, scr.adds
