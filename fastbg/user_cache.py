@@ -25,7 +25,21 @@ holds the code of what it calls and inlines from other files too: after a change
 the old hidden sums (seen here: a benchmark timed the old code as the new). The stamp
 makes any change to the sources compile every kernel afresh; the folders of earlier
 stamps of the same install are removed once they have not been written for a while.
+
+Several processes compiling at once (pytest's workers, Ray's workers on one node, two
+jobs started together on a fresh cache) could make numba load one signature's machine
+code for another: numba numbers a kernel's data files in the order they are saved, each
+process reading the index, taking the first free number and writing the index and then
+the file, so two processes saving two signatures of one kernel could both take number 1,
+leaving the index naming the second signature and the file holding the first's code.
+That code was then loaded without a check (seen: a ``fastbg play`` child of the tests
+failed in numba's unboxing of a C callback, and a reproduction with two processes called
+``f(5.0)`` and got ``f(5)``'s int code). :class:`KeyedCacheFile` names each data file
+after its entry's key, writes it before the index, updates the index under a file lock
+and checks the key stored in the file when it loads it: a clash is then a cache miss,
+never another signature's code.
 """
+import contextlib
 import functools
 import hashlib
 import os
@@ -33,6 +47,11 @@ import pathlib
 import shutil
 import tempfile
 import time
+
+try:
+    import fcntl
+except ImportError:           # Windows: no lock; the stored key still refuses a clash
+    fcntl = None
 
 KERNEL_FOLDER = "numba"
 STAMP_PREFIX = "src-"      # a kernel folder's subfolders: one per state of the sources
@@ -117,10 +136,93 @@ def _numba_locator_base():
     return base, impl
 
 
+@functools.cache
+def _kernel_folder_names():
+    """The names numba gives the cache folders of fastbg's source folders (the same under
+    any root: fastbg's own or ``NUMBA_CACHE_DIR``)."""
+    return frozenset(f.name for f in install_kernel_folders())
+
+
+def _key_text(key):
+    """A cache entry's key as text (signature, target, bytecode hashes): what a data file
+    of :class:`KeyedCacheFile` is named after and stores to be checked."""
+    return repr(key)
+
+
+@contextlib.contextmanager
+def _locked(path):
+    """An exclusive lock on ``path`` (created) for the body, where the OS has one."""
+    if fcntl is None:
+        yield
+        return
+    with open(path, "a+b") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def keyed_cache_file_class():
+    """numba's index-and-data cache file, safe for processes saving at once in fastbg's
+    kernel folders (module docstring); elsewhere exactly numba's."""
+    from numba.core import caching
+    base = caching.IndexDataCacheFile
+    if getattr(base, "_fastbg", False):
+        return base
+
+    class KeyedCacheFile(base):
+        _fastbg = True
+
+        def __init__(self, cache_path, filename_base, source_stamp):
+            super().__init__(cache_path, filename_base, source_stamp)
+            self._keyed = not _kernel_folder_names().isdisjoint(pathlib.Path(cache_path).parts)
+            self._filename_base = filename_base
+
+        def data_name(self, key):
+            """The data file of ``key``: named after it, so that no other entry's process
+            ever writes it."""
+            digest = hashlib.sha1(_key_text(key).encode()).hexdigest()[:20]
+            return f"{self._filename_base}.{digest}.nbc"
+
+        def save(self, key, data):
+            if not self._keyed:
+                return super().save(key, data)
+            name = self.data_name(key)
+            # the file first: the index never names a file not yet written
+            self._save_data(name, (_key_text(key), data))
+            with _locked(self._index_path + ".lock"):      # no entry lost to a rewrite
+                overloads = self._load_index()
+                if overloads.get(key) != name:
+                    overloads[key] = name
+                    self._save_index(overloads)
+
+        def load(self, key):
+            if not self._keyed:
+                return super().load(key)
+            name = self._load_index().get(key)
+            if name is None:
+                return None
+            try:
+                stored = self._load_data(name)
+            except Exception:                 # removed, cut short, unreadable: a miss
+                return None
+            if not (isinstance(stored, tuple) and len(stored) == 2
+                    and stored[0] == _key_text(key)):
+                return None                   # not this entry's code: compile it
+            return stored[1]
+
+    caching.IndexDataCacheFile = KeyedCacheFile
+    return KeyedCacheFile
+
+
 def install_kernel_cache():
-    """Put fastbg's locator first in numba's list (once). Call before any kernel module
-    is imported: numba picks a function's locator when it is decorated."""
+    """Put fastbg's locator first in numba's list, and numba's cache files for fastbg's
+    folders safe for concurrent processes (:func:`keyed_cache_file_class`), once. Call
+    before any kernel module is imported: numba picks a function's locator and cache
+    file when it is decorated."""
     base, impl = _numba_locator_base()
+    keyed_cache_file_class()
     if any(getattr(cls, "_fastbg", False) for cls in impl._locator_classes):
         return
 

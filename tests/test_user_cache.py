@@ -129,3 +129,104 @@ def test_source_stamp_changes_with_any_source(tmp_path, monkeypatch):
     assert second != first
     (pkg / "sub" / "b.py").write_text("B = 1\n")
     assert stamp() == first                      # the contents, not the time stamps
+
+
+# A child that compiles one layout of a small kernel and saves it to the cache in a set
+# interleaving with another child: both wait at a barrier (a file each) inside their
+# first save step, then sleep their own delays before writing the index and the data.
+_SAVE_IN_STEP = textwrap.dedent("""
+    import os, sys, time
+    import numpy as np
+    import fastbg
+    from numba.core import caching
+    from fastbg.position.board_kernels import first_invalid_row
+    me, other, index_delay, data_delay, layout = sys.argv[1:6]
+    cls = caching.IndexDataCacheFile
+    save_index, save_data = cls._save_index, cls._save_data
+    met = []
+
+    def barrier():
+        if not met:
+            open(me, "w").close()
+            while not os.path.exists(other):
+                time.sleep(0.01)
+            met.append(1)
+
+    def slow_index(self, overloads):
+        barrier(); time.sleep(float(index_delay)); save_index(self, overloads)
+
+    def slow_data(self, name, data):
+        barrier(); time.sleep(float(data_delay)); save_data(self, name, data)
+
+    cls._save_index, cls._save_data = slow_index, slow_data
+    boards = np.zeros((8, 26), np.int8)
+    boards[6, 25] = -1                  # the mover's bar negative: row 6 is invalid
+    print(first_invalid_row(boards if layout == "C" else boards[::2]))
+""")
+
+_LOAD_ONE = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import fastbg
+    from fastbg.position.board_kernels import first_invalid_row
+    boards = np.zeros((8, 26), np.int8)
+    boards[6, 25] = -1
+    got = first_invalid_row(boards if sys.argv[1] == "C" else boards[::2])
+    print(json.dumps([int(got), [str(s) for s in first_invalid_row.signatures],
+                      sum(first_invalid_row.stats.cache_hits.values())]))
+""")
+
+
+def test_two_processes_saving_two_signatures_at_once_load_their_own_code(tmp_path):
+    """Two processes save two signatures of one kernel at once, in the interleaving that
+    made numba's numbered data files cross (both read the empty index; the first writes
+    the index, the second the index and its file, the first its file last): a third
+    process then finds each signature in the cache with its own code, nothing else
+    compiled or loaded."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["FASTBG_CACHE"] = str(tmp_path / "cache")
+    a, b = str(tmp_path / "ready-a"), str(tmp_path / "ready-b")
+    children = [subprocess.Popen([sys.executable, "-c", _SAVE_IN_STEP, *args], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 cwd=tmp_path)
+                for args in ((a, b, "0", "0.8", "C"), (b, a, "0.3", "0", "A"))]
+    outs = [c.communicate(timeout=600) for c in children]
+    for c, (out, err) in zip(children, outs):
+        assert c.returncode == 0, err
+    assert [o.strip() for o, _ in outs] == ["6", "3"]
+    for layout, want in (("A", 3), ("C", 6)):
+        res = subprocess.run([sys.executable, "-c", _LOAD_ONE, layout], env=env,
+                             capture_output=True, text=True, timeout=600, cwd=tmp_path)
+        assert res.returncode == 0, res.stderr
+        got, sigs, hits = json.loads(res.stdout.strip().splitlines()[-1])
+        assert got == want
+        assert sigs == [f"(Array(int8, 2, '{layout}', False, aligned=True),)"], sigs
+        assert hits == 1
+
+
+def test_a_data_file_of_another_entry_is_a_miss(tmp_path):
+    """An index naming a file that holds another entry's code (as numba's numbered files
+    could after a clash) loads nothing: the kernel compiles instead."""
+    from fastbg import user_cache
+    cls = user_cache.keyed_cache_file_class()
+    folder = tmp_path / user_cache.install_kernel_folders()[0].name / "src-0"
+    folder.mkdir(parents=True)
+    f = cls(str(folder), "k-1.py311", "stamp")
+    assert f._keyed
+    f.save(("sig-a", "cpu"), {"code": "a"})
+    f.save(("sig-b", "cpu"), {"code": "b"})
+    assert f.load(("sig-a", "cpu")) == {"code": "a"}
+    assert f.load(("sig-b", "cpu")) == {"code": "b"}
+    assert f.data_name(("sig-a", "cpu")) != f.data_name(("sig-b", "cpu"))
+    crossed = f._load_index()
+    crossed[("sig-b", "cpu")] = f.data_name(("sig-a", "cpu"))
+    f._save_index(crossed)
+    assert f.load(("sig-b", "cpu")) is None
+    assert f.load(("sig-a", "cpu")) == {"code": "a"}
+    # outside fastbg's folders numba's own files, unchanged
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    g = cls(str(other), "k-1.py311", "stamp")
+    assert not g._keyed
+    g.save(("sig-a", "cpu"), {"code": "a"})
+    assert sorted(os.listdir(other)) == ["k-1.py311.1.nbc", "k-1.py311.nbi"]
