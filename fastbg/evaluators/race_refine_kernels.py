@@ -121,12 +121,8 @@ def _race_improvement(gb, out, binom, os_, rbg, dummy, mode):
             p = 6 * k + 5
             for i in range(6):
                 n_cross += k * gb[1 - side, p - i]
-        saver_at_most = 1 + n_cross // 4
-        men = men1 if side else men0
-        op_at_least = max((men + 1) // 2, (tot_pip + 2) // 3)
-        if op_at_least < saver_at_most + side:
-            out[OUT_WG if side else OUT_LG] = 1.0
-            out[OUT_WIN] = 1.0 if side else 0.0
+        if _gammon_certain(side, men1 if side else men0, tot_pip, n_cross):
+            _set_certain_gammon(out, side)
 
 
 @njit(**INLINED)
@@ -169,10 +165,7 @@ def race_record(gb, s0, s1, binom, os_, rbg, dummy, mode, rec, bg_prob, slot):
         n_cross = 0
         for i in range(6, 24):
             n_cross += (i // 6) * gb[1 - side, i]
-        saver_at_most = 1 + n_cross // 4
-        men = men1 if side else men0
-        op_at_least = max((men + 1) // 2, (tot_pip + 2) // 3)
-        if op_at_least < saver_at_most + side:
+        if _gammon_certain(side, men1 if side else men0, tot_pip, n_cross):
             rec[slot, REC_GAMMON] = side + 1
 
 
@@ -187,9 +180,7 @@ def apply_race_record(out, rec, bg_prob, slot):
         _exact_backgammons(out, side, pr)
     code = rec[slot, REC_GAMMON]
     if code:
-        side = code - 1
-        out[OUT_WG if side else OUT_LG] = 1.0
-        out[OUT_WIN] = 1.0 if side else 0.0
+        _set_certain_gammon(out, code - 1)
     sanity_of_counts(out, rec[slot, REC_AC0], rec[slot, REC_AC1], rec[slot, REC_BACK0],
                      rec[slot, REC_BACK1])
 
@@ -213,3 +204,24 @@ def _exact_backgammons(out, side, pr):
             out[OUT_WBG] = 0.0
         else:
             out[OUT_LBG] = 0.0
+
+
+@njit(**INLINED)
+def _gammon_certain(side, men, tot_pip, n_cross):
+    """raceImprovement's certain-gammon test for ``side``, from board row ``side``'s
+    checkers ``men`` and pips ``tot_pip`` on points 0..22 and row ``1 - side``'s crossings
+    ``n_cross`` (k a checker in the k-th quarter above the home board): the rolls the
+    saver needs at most against those the other side needs at least. Shared by the
+    reference (:func:`_race_improvement`) and the batch path (:func:`race_record`)."""
+    saver_at_most = 1 + n_cross // 4
+    op_at_least = max((men + 1) // 2, (tot_pip + 2) // 3)
+    return op_at_least < saver_at_most + side
+
+
+@njit(**INLINED)
+def _set_certain_gammon(out, side):
+    """A certain gammon for ``side`` (1: the side on roll wins it, 0: loses it) into
+    ``out``: the gammon certain, the game's winner certain."""
+    out[OUT_WG if side else OUT_LG] = 1.0
+    out[OUT_WIN] = 1.0 if side else 0.0
+
