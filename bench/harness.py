@@ -115,7 +115,6 @@ def host_scaling(threads, seconds=0.05):
     1.03x to 2.37x from one 1-ply repetition to the next within one process, so the
     two-thread ratios of a run say as much about the host as about fastbg. Timed next to
     each repetition, this says which."""
-    import threading
     _arithmetic(1)                          # compiled or loaded before timing
     n = 1 << 16
     while True:
@@ -124,17 +123,20 @@ def host_scaling(threads, seconds=0.05):
             break
         n *= 2
     n = max(1, int(n * seconds / max(t, 1e-9)))
+    return threads * _on_threads(1, n) / _on_threads(threads, n)
 
-    def on_threads(k):
-        """Seconds for k threads, started together, to do n rounds each."""
-        workers = [threading.Thread(target=_arithmetic, args=(n,)) for _ in range(k)]
-        t = time.perf_counter()
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-        return time.perf_counter() - t
-    return threads * on_threads(1) / on_threads(threads)
+
+def _on_threads(k, n):
+    """Seconds for k threads, started together, to do n rounds of :func:`_arithmetic`
+    each."""
+    import threading
+    workers = [threading.Thread(target=_arithmetic, args=(n,)) for _ in range(k)]
+    t = time.perf_counter()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return time.perf_counter() - t
 
 
 HOST = "host"
