@@ -12,6 +12,7 @@ The highest set bit of vector lanes (the pip loss's hitters) is compiled both wa
 ``vplzcntd`` where AVX-512 CD runs and from the float32 exponent everywhere, and compared
 with the integers' own top bit over every lane value the kernels may give it.
 """
+import functools
 import os
 import subprocess
 import sys
@@ -64,8 +65,12 @@ def both_sides_runner(lanes):
 LAYOUTS = {"products": A.PRODUCTS_LAYOUT, "multiplied": A.MULTIPLIED_LAYOUT}
 
 
+@functools.lru_cache(maxsize=None)
 def feature_entries_runner(variant, layout=None):
-    entries = A._make_feature_entries(variant, layout)
+    """A kernel listing each row's feature entries by the ``variant`` intrinsic in the
+    layout named ``layout`` (None: the default): made once per variant and layout, so the
+    two contact250 cases of a test share one compile."""
+    entries = A._make_feature_entries(variant, LAYOUTS.get(layout))
 
     @njit
     def run(inps, nzs, counts, contact250):
@@ -117,7 +122,7 @@ def test_feature_entries_equal_the_loop(variant, contact250, layout):
     inps[1, BASE_INPUTS:] = feats[1] + np.float32(0.01)
     nzs = np.full((n, MAX_INPUTS), -1, np.int64)
     counts = np.zeros(n, np.int64)
-    feature_entries_runner(variant, lay)(inps, nzs, counts, contact250)
+    feature_entries_runner(variant, layout)(inps, nzs, counts, contact250)
     assert counts[0] == 0 and counts[1] == MAX_INPUTS - BASE_INPUTS
     assert (nzs[1, :counts[1]] >= A.N_CONTACT_INPUTS).any() == (layout == "products")
     for r in range(n):
