@@ -25,8 +25,20 @@ def test_host_scaling_times_the_same_rounds_on_one_and_on_n_threads(monkeypatch)
     assert calls == [(1, 4 * (1 << 16)), (2, 4 * (1 << 16))]
 
 
-def test_on_threads_runs_every_thread_to_the_end():
-    assert harness._on_threads(2, 1000) > 0.0
+def test_on_threads_runs_every_thread_to_the_end(monkeypatch):
+    """k threads each do the n rounds, and the time is taken after all have finished."""
+    import threading
+    import time
+    done = []
+    lock = threading.Lock()
+
+    def rounds(n):
+        time.sleep(0.01)                     # finishing after the threads' start
+        with lock:
+            done.append(n)
+    monkeypatch.setattr(harness, "_arithmetic", rounds)
+    assert harness._on_threads(3, 1000) > 0.0
+    assert done == [1000, 1000, 1000]
 
 
 def test_host_check_runs_beside_the_contestants_on_several_threads(capsys):
