@@ -39,6 +39,8 @@ import numpy as np
 from numba import cfunc, types
 from numba.core.ccallback import CFunc
 
+from fastbg.journal import interrupts_held
+
 # score(before int8[26], candidates int8[k, 26], out float64[k]): as the kernels call it
 SCORER_SIG = types.void(types.int8[::1], types.int8[:, ::1], types.float64[::1])
 # probs(board int8[26], out float64[5]): a Janowski strategy's cubeless probabilities
@@ -75,6 +77,33 @@ def no_probs():
 def is_placeholder(ptr):
     """True for :func:`no_scorer` and :func:`no_probs` (an empty slot, not a plug-in)."""
     return getattr(ptr, "fastbg_placeholder", None) is not None
+
+
+def call_holding_interrupts(kernel, *args):
+    """``kernel(*args)`` for a kernel taking C callbacks (the plug-in slots of the game
+    kernels' Bots and Cubes, the search's plug-in), with a Ctrl-C that arrives during the
+    call held until it returns.
+
+    Why: numba unboxes a C callback argument by calling Python (its signature is
+    unpickled); a KeyboardInterrupt raised there is dropped, and the call fails with
+    ``TypeError: _get_wrapper_address() missing 1 required positional argument: 'sig'``
+    instead (numba 0.68: a Ctrl-C test of the demo failed so once). The kernel is compiled
+    or loaded from the disk cache first, outside the hold, so a Ctrl-C during a compile
+    still stops it at once; what is held is the unboxing and the kernel's own run, during
+    which the main thread runs no Python signal handler anyway. Other threads take no
+    signals: they call the kernel as it is."""
+    if (threading.current_thread() is not threading.main_thread()
+            or not any(_holds_callback(a) for a in args)):
+        return kernel(*args)
+    kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
+    with interrupts_held():
+        return kernel(*args)
+
+
+def _holds_callback(arg):
+    """True for a C callback, or a tuple (the kernels' named settings) holding one."""
+    return isinstance(arg, CFunc) or (isinstance(arg, tuple)
+                                      and any(isinstance(x, CFunc) for x in arg))
 
 
 def _no_scores(before, candidates, out):

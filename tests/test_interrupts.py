@@ -239,3 +239,67 @@ def test_demo_ctrl_c_in_its_tournament_ends_the_demo(tmp_path):
     out, err = proc.communicate(timeout=WAIT_S)
     assert proc.returncode == 130, (proc.returncode, out, err)
     assert "interrupted" in err and "2/2" not in out, (out, err)
+
+
+# A kernel taking C callbacks (as the game kernels' Bots and Cubes hold them), called with
+# Ctrl-C arriving while numba unboxes the callbacks: numba's memo of unpickled signatures
+# is replaced by one whose next lookup sends SIGINT to the process, so the signal is taken
+# inside the unpickling of the second callback's signature.
+_CALLBACK_SCRIPT = textwrap.dedent("""
+    import os, signal, sys
+    import numpy as np
+    from numba import njit
+    from numba.core import serialize
+    from fastbg import plugin_pointers as pp
+
+    @njit
+    def twice(board, out):
+        for i in range(5):
+            out[i] = 2.0 * board[i]
+
+    @njit
+    def apply(f, g, board, out, done):
+        f(board, out)
+        g(board, out)
+        done[0] = 1
+
+    f = pp.probs_pointer(twice)
+    board = np.arange(26, dtype=np.int8)
+    out, done = np.zeros(5), np.zeros(1, np.int64)
+    apply(f, f, board, out, done)                       # compiled before
+
+    class Sending(dict):
+        armed = True
+        def __getitem__(self, key):
+            if Sending.armed:
+                Sending.armed = False
+                os.kill(os.getpid(), signal.SIGINT)
+            return dict.__getitem__(self, key)
+    serialize._unpickled_memo = Sending(serialize._unpickled_memo)
+    done[0] = 0
+    try:
+        if sys.argv[1] == "held":
+            pp.call_holding_interrupts(apply, f, f, board, out, done)
+        else:
+            apply(f, f, board, out, done)
+    except BaseException as e:
+        print(type(e).__name__, int(done[0]), out.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0])
+    else:
+        print("none", int(done[0]))
+""")
+
+
+def test_ctrl_c_while_numba_unboxes_a_callback_is_held_to_the_end_of_the_call(tmp_path):
+    """numba drops a KeyboardInterrupt raised while it unboxes a C callback argument and
+    fails the call with a TypeError instead (the demo's Ctrl-C test failed so once in a
+    tournament's game kernel): call_holding_interrupts holds the Ctrl-C until the kernel
+    has returned, then raises it. The plain call shows the signal lands before the kernel
+    runs."""
+    results = {}
+    for mode in ("plain", "held"):
+        proc = _start(["-c", _CALLBACK_SCRIPT, mode], tmp_path)
+        out, err = proc.communicate(timeout=WAIT_S)
+        assert proc.returncode == 0, err
+        results[mode] = out.split()
+    assert results["plain"][:2] in (["TypeError", "0"], ["KeyboardInterrupt", "0"])
+    assert results["held"] == ["KeyboardInterrupt", "1", "True"]

@@ -20,7 +20,7 @@ from fastbg.evaluators import search_kernels as _k
 from fastbg.evaluators.net_kernels import C_BEAROFF2
 from fastbg.parallel import (resolve_threads, run_spans, set_thread_scratch, thread_array,
                              thread_scratch, threads as _threads)
-from fastbg.plugin_pointers import probs_pointer
+from fastbg.plugin_pointers import call_holding_interrupts, probs_pointer
 from fastbg.position.board import validate
 from fastbg.position.moves import legal_moves_rows
 from fastbg.validation import check_flag, check_int
@@ -86,7 +86,8 @@ def nply_probabilities(evaluator, boards, ply, threads=None, return_ties=False, 
         else:
             tasks = max(1, min(m, n * _TASKS_PER_THREAD))
             with _threads(n):
-                _k.probabilities_batch(rows, ply, _probs_pointer(plugin), tasks, probs, ties)
+                call_holding_interrupts(_k.probabilities_batch, rows, ply,
+                                        _probs_pointer(plugin), tasks, probs, ties)
     if b.ndim == 1:
         probs, ties = probs[0], int(ties[0])
     return (probs, ties) if return_ties else probs

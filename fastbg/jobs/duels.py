@@ -35,6 +35,7 @@ from fastbg.sim.games import (BotError, ChunkRows, TASKS_PER_THREAD, evaluate_pe
 from fastbg.sim.setup import OPENINGS, job_setup
 from fastbg.jobs.rollouts import mover_values, roll_index
 from fastbg.parallel import threads as _threads
+from fastbg.plugin_pointers import call_holding_interrupts
 
 _N_ROLLS = len(ROLLS)
 _WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
@@ -117,8 +118,8 @@ def _choose(st, game0, s, games, boards, side, ply, res, off, dice):
     """The choice of side ``s``'s bot in each of ``games`` (its movers)."""
     choice = np.zeros(games.size, np.int64)
     n_tasks = max(1, st.n_threads * TASKS_PER_THREAD)
-    _play.lockstep_choose(st.seed, game0, games, ply, side, st.bots, boards, res, off,
-                          n_tasks, choice)
+    call_holding_interrupts(_play.lockstep_choose, st.seed, game0, games, ply, side, st.bots,
+                            boards, res, off, n_tasks, choice)
     if st.evaluators[s] is not None:
         evaluate_pending(st.evaluators[s], s, games, side, res, off, choice, game0,
                           boards=boards, dice=dice)
@@ -139,8 +140,8 @@ def _roll_values(st, game0, boards, side, ply, luck):
     # The random bot draws from the stream of "game" index j here: any choice made before
     # the roll keeps the luck's mean at 0 (the module notes).
     n_tasks = max(1, st.n_threads * TASKS_PER_THREAD)
-    _play.lockstep_choose(st.seed, game0, games21, ply21, side21, st.bots, b21, res, off,
-                          n_tasks, choice)
+    call_holding_interrupts(_play.lockstep_choose, st.seed, game0, games21, ply21, side21,
+                            st.bots, b21, res, off, n_tasks, choice)
     for s in (0, 1):
         if st.evaluators[s] is not None:
             evaluate_pending(st.evaluators[s], s, games21, side21, res, off, choice, game0,

@@ -32,6 +32,7 @@ from fastbg.cube.strategies import strategy_names
 from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.html_tables import html_block, html_table
 from fastbg.parallel import threads as _threads
+from fastbg.plugin_pointers import call_holding_interrupts
 from fastbg.position.diagram import show
 from fastbg.position.ids import position_id_checked, read_position
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
@@ -552,8 +553,8 @@ def _vr_trials(st, lo, hi, evaluate):
                 # kernel too: one compilation of the networks for the whole rollout)
                 _play.segment_best(net.scores_rows(res), off, choice)
             else:
-                _play.choose_segments(policy, seed, game0, games21, ply, b21, res, off, bots,
-                                      choice)
+                call_holding_interrupts(_play.choose_segments, policy, seed, game0, games21,
+                                        ply, b21, res, off, bots, choice)
             chosen = res[off[:-1] + choice]
             v_mover = mover_values(chosen, evaluate)                  # (m * 21, 5)
             v_mover = v_mover.reshape(m, len(rolls), 5)

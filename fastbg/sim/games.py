@@ -27,6 +27,7 @@ from fastbg.cube import strategies as _cubes
 from fastbg.cube.rules import rules_dict
 from fastbg.distributed import LOCAL, resolve_backend
 from fastbg.parallel import run_spans, this_thread_alone, threadsafe_layer, threads as _threads
+from fastbg.plugin_pointers import call_holding_interrupts
 from fastbg.position.ids import position_id
 from fastbg.position.movegen import gather_rows as _gather_rows
 from fastbg.position.moves import legal_moves_rows as _legal_moves_rows
@@ -159,8 +160,8 @@ def _play_rows(st, game0, n, keep_final, record, cap):
             # off, plug-ins the net's): every such run then shares one game kernel, the
             # costliest to compile (tens of seconds), cubeless or not
             cubes = st.cubes if st.cube_on or st.bots.gnet is not None else None
-            run_spans(lambda t0, t1: _play.play_games(
-                st.seed, np.int64(game0), t0, t1, n_tasks, st.gcfg, st.start_board, st.rot,
+            run_spans(lambda t0, t1: call_holding_interrupts(
+                _play.play_games, st.seed, np.int64(game0), t0, t1, n_tasks, st.gcfg, st.start_board, st.rot,
                 st.bots, cubes, rows.outcome, rows.cube_out, rows.final, rows.rec),
                 n_tasks, st.n_threads, tasks_per_thread=TASKS_PER_THREAD, min_span=1)
     raise_for_errors(rows.outcome, game0, st.names)
@@ -377,14 +378,15 @@ def lockstep_cube_phase(st, g, live, rows):
     """The cube phase of the live games of :class:`LockstepGames` ``g``: the kernel's
     strategies, or those of a batch cube strategy with their rows (:func:`_cube_rows`)."""
     if st.cube_batch is None:
-        _play.lockstep_cube(st.gcfg, st.cubes, live, g.boards, g.side, g.ply, g.value,
-                            g.owner, g.turned, g.alive, rows.outcome, rows.cube_out, rows.rec)
+        call_holding_interrupts(_play.lockstep_cube, st.gcfg, st.cubes, live, g.boards, g.side,
+                                g.ply, g.value, g.owner, g.turned, g.alive, rows.outcome,
+                                rows.cube_out, rows.rec)
     else:
         rows0, rows1 = _cube_rows(st, live, g.boards, g.side, g.ply, g.value, g.owner,
                                   g.turned)
-        _play.lockstep_cube_rows(st.gcfg, st.cubes, live, g.boards, g.side, g.ply, g.value,
-                                 g.owner, g.turned, g.alive, rows.outcome, rows.cube_out,
-                                 rows0, rows1, rows.rec)
+        call_holding_interrupts(_play.lockstep_cube_rows, st.gcfg, st.cubes, live, g.boards,
+                                g.side, g.ply, g.value, g.owner, g.turned, g.alive,
+                                rows.outcome, rows.cube_out, rows0, rows1, rows.rec)
 
 
 def lockstep_round(st, game0, g, rows):
@@ -502,8 +504,8 @@ def lockstep_choices(st, game0, g, live, dice):
     res, off = _legal_moves_rows(np.ascontiguousarray(boards[live]), dice, st.n_threads)
     choice = np.zeros(live.size, np.int64)
     n_tasks = max(1, st.n_threads * TASKS_PER_THREAD)
-    _play.lockstep_choose(st.seed, game0, live, ply, side, st.bots, boards, res, off, n_tasks,
-                          choice)
+    call_holding_interrupts(_play.lockstep_choose, st.seed, game0, live, ply, side, st.bots,
+                            boards, res, off, n_tasks, choice)
     for s, evaluate in enumerate(st.evaluators):
         if evaluate is None:
             continue

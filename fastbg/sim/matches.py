@@ -16,6 +16,7 @@ import numpy as np
 from fastbg.cube.rules import MatchRules
 from fastbg.distributed import resolve_backend
 from fastbg.parallel import run_spans, threads as _threads
+from fastbg.plugin_pointers import call_holding_interrupts
 from fastbg.sim import game_kernels as _play
 from fastbg.sim import record_kernels as _rk
 from fastbg.sim import records as _records
@@ -76,8 +77,8 @@ def _match_rows(st, length, match0, n, record, cap):
             play_lockstep_matches(st, length, match0, r, rec)
         else:
             n_tasks = max(1, min(n, st.n_threads * TASKS_PER_THREAD))
-            run_spans(lambda t0, t1: _play.play_matches(
-                st.seed, np.int64(match0), t0, t1, n_tasks, length, st.gcfg, st.start_board,
+            run_spans(lambda t0, t1: call_holding_interrupts(
+                _play.play_matches, st.seed, np.int64(match0), t0, t1, n_tasks, length, st.gcfg, st.start_board,
                 st.rot, st.bots, st.cubes, r, rec),
                 n_tasks, st.n_threads, tasks_per_thread=TASKS_PER_THREAD, min_span=1)
     raise_for_errors(r, match0, st.names, "match")
