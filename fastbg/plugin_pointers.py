@@ -93,6 +93,7 @@ def call_holding_interrupts(kernel, *args):
     which the main thread runs no Python signal handler anyway. Other threads take no
     signals: they call the kernel as it is."""
     if (threading.current_thread() is not threading.main_thread()
+            or not hasattr(kernel, "compile")          # NUMBA_DISABLE_JIT: no unboxing
             or not any(_holds_callback(a) for a in args)):
         return kernel(*args)
     kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
