@@ -32,9 +32,10 @@ code for another: numba numbers a kernel's data files in the order they are save
 process reading the index, taking the first free number and writing the index and then
 the file, so two processes saving two signatures of one kernel could both take number 1,
 leaving the index naming the second signature and the file holding the first's code.
-That code was then loaded without a check (seen: a ``fastbg play`` child of the tests
-failed in numba's unboxing of a C callback, and a reproduction with two processes called
-``f(5.0)`` and got ``f(5)``'s int code). :class:`KeyedCacheFile` names each data file
+That code was then loaded without a check (a reproduction with two processes called
+``f(5.0)`` and got ``f(5)``'s int code; a ``fastbg play`` child of the tests that failed
+in numba's unboxing of a C callback, first taken for this, may as well have been a Ctrl-C
+lost in that unboxing: :func:`fastbg.plugin_pointers.call_holding_interrupts`). :class:`KeyedCacheFile` names each data file
 after its entry's key, writes it before the index, updates the index under a file lock
 and checks the key stored in the file when it loads it: a clash is then a cache miss,
 never another signature's code.
